@@ -1,0 +1,11 @@
+'use strict';
+/** Every analytics view, in the order the dashboard lists them. One file per view. */
+const VIEW_DEFINITIONS = [
+  require('./stats'),
+  require('./packets'),
+  require('./observers'),
+];
+
+const VIEWS_BY_NAME = new Map(VIEW_DEFINITIONS.map((definition) => [definition.name, definition]));
+
+module.exports = { VIEW_DEFINITIONS, VIEWS_BY_NAME };

@@ -1,0 +1,129 @@
+'use strict';
+/**
+ * packets: recent transmissions, newest first, grouped by hash (one row per transmission with
+ * how many observers heard it and the longest path any of them reported), with filters.
+ * With `hash` set, the one row also carries `detail`: the byte range of every field.
+ *
+ * No state of its own: the store's indexes (by hash, observer, node, payload type, time) are
+ * the state, so this view picks the smallest index that answers the filter and walks it
+ * newest-first until `limit` rows match. Cost is O(limit) for indexed filters; a filter on
+ * region or route alone walks the FIFO (bounded by `scanLimit`, reported as `truncated`).
+ */
+const { defineView } = require('./view');
+const { layout, PAYLOAD_TYPE_IDS } = require('../decode');
+
+const SCAN_LIMIT = 200000;
+const HEX_RE = /^[0-9a-fA-F]+$/;
+
+function summarize(tx) {
+  let longestPath = tx.path;
+  const observers = new Set();
+  const regions = new Set();
+  let bestSnr = null;
+  for (const observation of tx.observations) {
+    observers.add(observation.observer.id);
+    if (observation.observer.region) regions.add(observation.observer.region);
+    if (observation.path.length > longestPath.length) longestPath = observation.path;
+    if (observation.snr !== null && (bestSnr === null || observation.snr > bestSnr)) bestSnr = observation.snr;
+  }
+  return {
+    hash: tx.hash,
+    time: tx.time,
+    lastTime: tx.observations.length ? tx.observations[tx.observations.length - 1].time : tx.time,
+    routeType: tx.routeType,
+    payloadType: tx.payloadType,
+    payloadVersion: tx.payloadVersion,
+    size: tx.size,
+    hashSize: tx.hashSize,
+    hopCount: tx.hopCount,
+    observationCount: tx.observations.length,
+    observerCount: observers.size,
+    observers: Array.from(observers),
+    regions: Array.from(regions),
+    longestPath,
+    bestSnr,
+    srcHash: tx.srcHash,
+    destHash: tx.destHash,
+    channelHash: tx.channelHash,
+    advert: tx.advert ? { pubKey: tx.advert.pubKey, name: tx.advert.name, role: tx.advert.role } : null,
+    message: tx.message ? { channel: tx.message.channel, sender: tx.message.sender, text: tx.message.text } : null,
+  };
+}
+
+function matches(tx, params) {
+  if (params.type !== null && tx.payloadType !== params.type) return false;
+  if (params.route !== null && tx.routeType !== params.route) return false;
+  if (params.since !== null && tx.time < params.since) return false;
+  if (params.until !== null && tx.time > params.until) return false;
+  if (params.observer !== null && !tx.observations.some((o) => o.observer.id === params.observer)) return false;
+  if (params.region !== null && !tx.observations.some((o) => o.observer.region === params.region)) return false;
+  return true;
+}
+
+module.exports = defineView({
+  name: 'packets',
+  description: 'Recent transmissions grouped by hash, with filters; one packet with its byte layout.',
+  params: {
+    type: { type: 'int', min: 0, max: 15 },
+    route: { type: 'int', min: 0, max: 3 },
+    region: { type: 'string', maxLength: 64 },
+    observer: { type: 'string', maxLength: 128 },
+    node: { type: 'string', maxLength: 64, pattern: HEX_RE, lowerCase: true },
+    hash: { type: 'string', maxLength: 16, pattern: HEX_RE, lowerCase: true },
+    since: { type: 'number', min: 0 },
+    until: { type: 'number', min: 0 },
+    limit: { type: 'int', min: 1, max: 500, default: 50 },
+  },
+  createState: () => ({}),
+  apply: () => true,
+  evict: () => true,
+  snapshot(state, params, store) {
+    if (params.hash !== null) {
+      const tx = store.byHash.get(params.hash);
+      if (!tx || !matches(tx, params)) return { packets: [], truncated: false };
+      const row = summarize(tx);
+      const { fields } = layout(tx.raw, { keyring: store.keyring });
+      row.detail = {
+        raw: tx.raw,
+        fields,
+        observations: tx.observations.map((o) => ({
+          observer: o.observer.id, region: o.observer.region, time: o.time, snr: o.snr, rssi: o.rssi, score: o.score, direction: o.direction, path: o.path,
+        })),
+        transportCodes: tx.transportCodes,
+        trace: tx.trace,
+        ackChecksum: tx.ackChecksum,
+        advert: tx.advert,
+      };
+      return { packets: [row], truncated: false };
+    }
+    // Pick the narrowest index that every matching transmission must be in.
+    let source = store.fifo;
+    if (params.node !== null) {
+      const txs = params.node.length >= 8 ? store.transmissionsOfNode(params.node) : [];
+      if (params.node.length < 8) {
+        const seen = new Set();
+        const deque = store.byPrefix.get(params.node);
+        if (deque) deque.forEachOldest((tx) => { if (!seen.has(tx)) { seen.add(tx); txs.push(tx); } });
+      }
+      source = { forEachNewest: (visit) => { for (let i = txs.length - 1; i >= 0; i--) if (visit(txs[i]) === false) return; } };
+    } else if (params.observer !== null) {
+      source = store.byObserver.get(params.observer);
+    } else if (params.type !== null) {
+      source = store.byType.get(params.type);
+    }
+    const packets = [];
+    let scanned = 0;
+    let truncated = false;
+    if (source) {
+      source.forEachNewest((tx) => {
+        if (++scanned > SCAN_LIMIT) { truncated = true; return false; }
+        if (params.since !== null && tx.time < params.since) return false; // newest-first: older ones follow
+        if (matches(tx, params)) packets.push(summarize(tx));
+        return packets.length < params.limit;
+      });
+    }
+    return { packets, truncated };
+  },
+});
+
+module.exports.PAYLOAD_TYPE_IDS = PAYLOAD_TYPE_IDS;

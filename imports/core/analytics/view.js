@@ -1,0 +1,151 @@
+'use strict';
+/**
+ * The one shape every analytics view has, so that a publication, a method and a REST
+ * handler can serve any view with the same few lines.
+ *
+ * A view file exports `defineView({ name, params, createState, apply, evict, snapshot, scopeOf })`:
+ *   params       spec of accepted parameters: { key: { type: 'int'|'number'|'string'|'enum'|'bool',
+ *                default, min, max, maxLength, values } }; normalizeParams() enforces it.
+ *   createState  (store) -> the view's incremental state.
+ *   apply        (state, tx, observation, store) -> what changed: falsy (nothing), true (the
+ *                whole view), or an array of scope keys (e.g. node public keys).
+ *   evict        (state, tx, store) -> same; called once when a transmission leaves the store,
+ *                with all its observations still attached. Must undo exactly what apply did.
+ *   snapshot     (state, params, store, now) -> plain JSON for clients. Must not mutate state.
+ *   scopeOf      optional (params) -> the scope key a snapshot with these params depends on.
+ *
+ * An instance (from `create(store)`) carries `version`, bumped on every change, and per-scope
+ * versions, so that a subscriber can tell whether its snapshot may have changed
+ * (`versionFor(params)`) without recomputing it.
+ */
+
+class ParamError extends Error {
+  constructor(view, key, message) {
+    super(`${view}: parameter "${key}" ${message}`);
+    this.name = 'ParamError';
+    this.view = view;
+    this.key = key;
+  }
+}
+
+function normalizeParams(viewName, spec, raw) {
+  const input = raw === undefined || raw === null ? {} : raw;
+  if (typeof input !== 'object' || Array.isArray(input)) throw new ParamError(viewName, '*', 'must be an object');
+  for (const key of Object.keys(input)) {
+    if (!Object.prototype.hasOwnProperty.call(spec, key)) throw new ParamError(viewName, key, 'is not accepted');
+  }
+  const params = {};
+  for (const [key, rule] of Object.entries(spec)) {
+    let value = input[key];
+    if (value === undefined || value === null || value === '') {
+      if (rule.required) throw new ParamError(viewName, key, 'is required');
+      params[key] = rule.default === undefined ? null : rule.default;
+      continue;
+    }
+    switch (rule.type) {
+      case 'int':
+      case 'number':
+        if (typeof value === 'string' && value.trim() !== '') value = Number(value);
+        if (typeof value !== 'number' || !Number.isFinite(value)) throw new ParamError(viewName, key, 'must be a finite number');
+        if (rule.type === 'int' && !Number.isInteger(value)) throw new ParamError(viewName, key, 'must be an integer');
+        if (rule.min !== undefined && value < rule.min) throw new ParamError(viewName, key, `must be at least ${rule.min}`);
+        if (rule.max !== undefined && value > rule.max) throw new ParamError(viewName, key, `must be at most ${rule.max}`);
+        break;
+      case 'string':
+        if (typeof value !== 'string') throw new ParamError(viewName, key, 'must be a string');
+        if (value.length > (rule.maxLength || 128)) throw new ParamError(viewName, key, `must be at most ${rule.maxLength || 128} characters`);
+        if (rule.pattern && !rule.pattern.test(value)) throw new ParamError(viewName, key, `must match ${rule.pattern}`);
+        if (rule.lowerCase) value = value.toLowerCase();
+        break;
+      case 'enum':
+        if (!rule.values.includes(value)) throw new ParamError(viewName, key, `must be one of ${rule.values.join(', ')}`);
+        break;
+      case 'bool':
+        if (value === 'true') value = true;
+        if (value === 'false') value = false;
+        if (typeof value !== 'boolean') throw new ParamError(viewName, key, 'must be true or false');
+        break;
+      default:
+        throw new ParamError(viewName, key, `has an unknown type ${rule.type}`);
+    }
+    params[key] = value;
+  }
+  return params;
+}
+
+/** Stable key for a (view, params) pair: same params in any key order give the same key. */
+function paramsKey(viewName, params) {
+  const keys = Object.keys(params || {}).sort();
+  return `${viewName}?${keys.map((k) => `${k}=${JSON.stringify(params[k])}`).join('&')}`;
+}
+
+function defineView(definition) {
+  const { name, params: spec = {}, createState, apply, evict, snapshot, scopeOf } = definition;
+  return {
+    name,
+    description: definition.description || '',
+    paramsSpec: spec,
+    normalizeParams: (raw) => normalizeParams(name, spec, raw),
+    create(store) {
+      const state = createState(store);
+      const scopeVersions = new Map();
+      const instance = {
+        name,
+        state,
+        version: 0,
+        paramsSpec: spec,
+        normalizeParams: (raw) => normalizeParams(name, spec, raw),
+        apply(tx, observation, theStore) {
+          record(apply(state, tx, observation, theStore || store));
+        },
+        evict(tx, theStore) {
+          record(evict(state, tx, theStore || store));
+        },
+        snapshot(rawParams, now = Date.now()) {
+          return snapshot(state, normalizeParams(name, spec, rawParams), store, now);
+        },
+        /** The version a snapshot with these params depends on (its scope's, or the view's). */
+        versionFor(rawParams) {
+          if (!scopeOf) return instance.version;
+          const scope = scopeOf(normalizeParams(name, spec, rawParams));
+          if (scope === null || scope === undefined) return instance.version;
+          return scopeVersions.get(scope) || 0;
+        },
+      };
+      function record(changed) {
+        if (!changed) return;
+        instance.version++;
+        if (Array.isArray(changed)) {
+          for (const scope of changed) scopeVersions.set(scope, instance.version);
+        }
+      }
+      return instance;
+    },
+  };
+}
+
+// ---- Small helpers shared by several views ----------------------------------------------
+
+/** Increment (delta +1) or decrement (delta -1) a counter in a Map, deleting at zero. */
+function bump(map, key, delta = 1) {
+  const next = (map.get(key) || 0) + delta;
+  if (next === 0) map.delete(key);
+  else map.set(key, next);
+  return next;
+}
+
+/** Top `limit` entries of a Map key -> count, by count then key (deterministic). */
+function topEntries(map, limit) {
+  const entries = Array.from(map.entries());
+  entries.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return entries.slice(0, limit);
+}
+
+const HOUR_MS = 3600 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+
+function hourBucket(time) {
+  return Math.floor(time / HOUR_MS) * HOUR_MS;
+}
+
+module.exports = { defineView, normalizeParams, paramsKey, ParamError, bump, topEntries, hourBucket, HOUR_MS, DAY_MS };

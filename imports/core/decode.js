@@ -1,0 +1,336 @@
+'use strict';
+/**
+ * MeshCore packet decoding: raw hex (as observers publish it) -> a compact packet record.
+ *
+ * Why not call @michaelhart/meshcore-decoder on the hot path: it builds hex strings and
+ * segment objects for every field and runs at about 30k packets/s here, which alone would
+ * eat the whole ingest budget. This module reads the same wire format straight from a
+ * Buffer (several times faster); the library stays our reference: the tests check this decoder
+ * against it on every real fixture packet and every simulated one, and `layout()` below is
+ * cross-checked against its `analyzeStructure`.
+ *
+ * Nothing throws out of this module: every bad input gives `{ error: { reason, message } }`
+ * with a reason from DECODE_ERRORS, so callers can count and keep it.
+ */
+const crypto = require('crypto');
+
+const ROUTE_TYPES = ['TRANSPORT_FLOOD', 'FLOOD', 'DIRECT', 'TRANSPORT_DIRECT'];
+const PAYLOAD_TYPES = {
+  0: 'REQ', 1: 'RESPONSE', 2: 'TXT_MSG', 3: 'ACK', 4: 'ADVERT', 5: 'GRP_TXT', 6: 'GRP_DATA',
+  7: 'ANON_REQ', 8: 'PATH', 9: 'TRACE', 10: 'MULTIPART', 11: 'CONTROL', 15: 'RAW_CUSTOM',
+};
+const PAYLOAD_TYPE_IDS = Object.fromEntries(Object.entries(PAYLOAD_TYPES).map(([id, name]) => [name, Number(id)]));
+const ROLES = { 0: 'unknown', 1: 'companion', 2: 'repeater', 3: 'room', 4: 'sensor' };
+
+/** The reasons a packet can be rejected with; `reason` is one of these keys. */
+const DECODE_ERRORS = {
+  not_string: 'input is not a string',
+  not_hex: 'input is not an even-length hex string',
+  too_short: 'packet shorter than 2 bytes (header and path length)',
+  too_long: 'packet longer than 255 bytes (MeshCore MAX_TRANS_UNIT)',
+  truncated_transport: 'route type carries transport codes but the packet ends inside them',
+  reserved_hash_size: 'path length byte uses the reserved hash size (bits 7:6 = 11)',
+  truncated_path: 'packet ends inside its path',
+  truncated_payload: 'payload shorter than its type requires',
+};
+
+const MAX_PACKET_BYTES = 255;
+const HEX_RE = /^[0-9a-fA-F]*$/;
+
+// Minimum payload lengths per type; shorter payloads are truncated fields, not packets.
+const MIN_PAYLOAD = { 0: 4, 1: 4, 2: 4, 3: 4, 4: 100, 5: 3, 6: 3, 7: 35, 8: 4, 9: 9, 11: 1 };
+
+function fail(reason, extra) {
+  return { error: { reason, message: extra ? `${DECODE_ERRORS[reason]} (${extra})` : DECODE_ERRORS[reason] } };
+}
+
+/**
+ * MeshCore's content hash: first 8 bytes of SHA-256 over the payload-type byte, then the
+ * path-length byte for TRACE only, then the payload. Path and route are left out so that
+ * one transmission heard over different paths has one hash.
+ */
+function contentHash(payloadType, pathLenByte, bytes, payloadOffset) {
+  const sha = crypto.createHash('sha256');
+  sha.update(payloadType === 9 ? Buffer.from([payloadType, pathLenByte]) : Buffer.from([payloadType]));
+  sha.update(bytes.subarray(payloadOffset));
+  return sha.digest('hex').slice(0, 16);
+}
+
+/**
+ * Channel keyring: channel hash (first byte of SHA-256 of the key) -> candidate keys.
+ * Accepts `{ name, key }` (16-byte hex) or a `#hashtag` string, whose key is the first 16
+ * bytes of SHA-256 of the name including '#'.
+ */
+const PUBLIC_CHANNEL = { name: 'Public', key: '8b3387e9c5cdea6ac9e5edbaa115cd72' };
+
+function channelKeyFromName(name) {
+  return crypto.createHash('sha256').update(name, 'utf8').digest().subarray(0, 16);
+}
+
+function createKeyring(channels = [PUBLIC_CHANNEL]) {
+  const byHash = new Map();
+  for (const entry of channels) {
+    const channel = typeof entry === 'string' ? { name: entry } : entry;
+    const key = channel.key ? Buffer.from(channel.key, 'hex') : channelKeyFromName(channel.name);
+    if (key.length !== 16) continue;
+    const hash = crypto.createHash('sha256').update(key).digest()[0].toString(16).padStart(2, '0');
+    if (!byHash.has(hash)) byHash.set(hash, []);
+    byHash.get(hash).push({ name: channel.name, key, hash });
+  }
+  return { byHash, has: (hash) => byHash.has(hash), get: (hash) => byHash.get(hash) || [] };
+}
+
+/** Verify the 2-byte MAC, then AES-128-ECB-decrypt a group message; null when the key does not fit. */
+function decryptGroupText(key, mac, ciphertext) {
+  if (ciphertext.length === 0 || ciphertext.length % 16 !== 0) return null;
+  const secret = Buffer.alloc(32);
+  key.copy(secret);
+  const expected = crypto.createHmac('sha256', secret).update(ciphertext).digest();
+  if (expected[0] !== mac[0] || expected[1] !== mac[1]) return null;
+  const decipher = crypto.createDecipheriv('aes-128-ecb', key, null);
+  decipher.setAutoPadding(false);
+  const plain = Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+  const timestamp = plain.readUInt32LE(0);
+  const flags = plain[4];
+  let end = plain.indexOf(0, 5);
+  if (end < 0) end = plain.length;
+  const body = plain.toString('utf8', 5, end);
+  const colon = body.indexOf(': ');
+  return {
+    timestamp,
+    textType: flags >> 2,
+    sender: colon > 0 ? body.slice(0, colon) : null,
+    text: colon > 0 ? body.slice(colon + 2) : body,
+  };
+}
+
+function parseAdvert(payload) {
+  const advert = {
+    pubKey: payload.toString('hex', 0, 32),
+    timestamp: payload.readUInt32LE(32),
+    signature: payload.toString('hex', 36, 100),
+    flags: 0, role: 'unknown', lat: null, lon: null, name: null,
+  };
+  if (payload.length <= 100) return advert;
+  let offset = 100;
+  const flags = payload[offset++];
+  advert.flags = flags;
+  advert.role = ROLES[flags & 0x0f] || 'unknown';
+  if (flags & 0x10) {
+    if (payload.length < offset + 8) return null;
+    advert.lat = payload.readInt32LE(offset) / 1e6;
+    advert.lon = payload.readInt32LE(offset + 4) / 1e6;
+    offset += 8;
+  }
+  if (flags & 0x20) offset += 2; // feature 1, reserved
+  if (flags & 0x40) offset += 2; // feature 2, reserved
+  if (flags & 0x80 && payload.length > offset) {
+    let end = payload.indexOf(0, offset);
+    if (end < 0) end = payload.length;
+    advert.name = payload.toString('utf8', offset, end);
+  }
+  return advert;
+}
+
+/**
+ * Decode one packet. `input` is the raw packet as hex (any case) or a Buffer.
+ * Options: `keyring` (from createKeyring) to decrypt GRP_TXT.
+ * Returns `{ packet }` or `{ error: { reason, message } }`.
+ */
+function decodePacket(input, options = {}) {
+  let bytes;
+  if (Buffer.isBuffer(input)) bytes = input;
+  else if (typeof input !== 'string') return fail('not_string');
+  else {
+    if (input.length % 2 !== 0 || !HEX_RE.test(input)) return fail('not_hex');
+    bytes = Buffer.from(input, 'hex');
+  }
+  if (bytes.length < 2) return fail('too_short', `${bytes.length} bytes`);
+  if (bytes.length > MAX_PACKET_BYTES) return fail('too_long', `${bytes.length} bytes`);
+
+  const header = bytes[0];
+  const routeType = header & 0x03;
+  const payloadType = (header >> 2) & 0x0f;
+  const payloadVersion = header >> 6;
+  let offset = 1;
+  let transportCodes = null;
+  if (routeType === 0 || routeType === 3) {
+    if (bytes.length < 6) return fail('truncated_transport');
+    transportCodes = [bytes.readUInt16LE(1), bytes.readUInt16LE(3)];
+    offset = 5;
+  }
+  const pathLenByte = bytes[offset];
+  const hashSize = (pathLenByte >> 6) + 1;
+  if (hashSize === 4) return fail('reserved_hash_size');
+  const hopCount = pathLenByte & 0x3f;
+  const pathOffset = offset + 1;
+  const payloadOffset = pathOffset + hopCount * hashSize;
+  if (payloadOffset > bytes.length) return fail('truncated_path', `${hopCount} hops of ${hashSize} bytes`);
+  const payload = bytes.subarray(payloadOffset);
+  const minPayload = MIN_PAYLOAD[payloadType] || 0;
+  if (payload.length < minPayload) {
+    return fail('truncated_payload', `${PAYLOAD_TYPES[payloadType] || payloadType} needs ${minPayload} bytes, got ${payload.length}`);
+  }
+
+  // TRACE carries per-hop SNR bytes where other types carry hop hashes.
+  const path = [];
+  let traceSnrs = null;
+  if (payloadType === 9) {
+    traceSnrs = [];
+    for (let i = 0; i < hopCount; i++) traceSnrs.push(bytes.readInt8(pathOffset + i) / 4);
+  } else {
+    for (let i = 0; i < hopCount; i++) {
+      const start = pathOffset + i * hashSize;
+      path.push(bytes.toString('hex', start, start + hashSize));
+    }
+  }
+
+  const packet = {
+    hash: contentHash(payloadType, pathLenByte, bytes, payloadOffset),
+    routeType,
+    payloadType,
+    payloadVersion,
+    transportCodes,
+    hashSize,
+    hopCount,
+    path,
+    size: bytes.length,
+    payloadOffset,
+    advert: null,
+    srcHash: null,
+    destHash: null,
+    channelHash: null,
+    message: null,
+    trace: null,
+    ackChecksum: null,
+    controlSubtype: null,
+  };
+
+  switch (payloadType) {
+    case 0: case 1: case 2: case 8: // REQ, RESPONSE, TXT_MSG, PATH: dest, src, MAC, ciphertext
+      packet.destHash = payload.toString('hex', 0, 1);
+      packet.srcHash = payload.toString('hex', 1, 2);
+      break;
+    case 7: // ANON_REQ: dest, ephemeral public key, MAC, ciphertext
+      packet.destHash = payload.toString('hex', 0, 1);
+      packet.srcHash = payload.toString('hex', 1, 2); // first byte of the ephemeral key
+      break;
+    case 3:
+      packet.ackChecksum = payload.toString('hex', 0, 4);
+      break;
+    case 4: {
+      const advert = parseAdvert(payload);
+      if (!advert) return fail('truncated_payload', 'ADVERT location cut short');
+      packet.advert = advert;
+      break;
+    }
+    case 5: case 6: {
+      packet.channelHash = payload.toString('hex', 0, 1);
+      if (payloadType === 5 && options.keyring && options.keyring.has(packet.channelHash)) {
+        for (const channel of options.keyring.get(packet.channelHash)) {
+          const message = decryptGroupText(channel.key, payload.subarray(1, 3), payload.subarray(3));
+          if (message) {
+            message.channel = channel.name;
+            packet.message = message;
+            break;
+          }
+        }
+      }
+      break;
+    }
+    case 9: {
+      const flags = payload[8];
+      const traceHashSize = 1 << (flags & 0x03);
+      const hashes = [];
+      for (let at = 9; at + traceHashSize <= payload.length; at += traceHashSize) {
+        hashes.push(payload.toString('hex', at, at + traceHashSize));
+      }
+      packet.trace = { tag: payload.readUInt32LE(0), authCode: payload.readUInt32LE(4), flags, hashes, snrs: traceSnrs };
+      break;
+    }
+    case 11:
+      packet.controlSubtype = payload[0] >> 4;
+      break;
+    default:
+      break;
+  }
+  return { packet };
+}
+
+/**
+ * Byte ranges of every field of a raw packet, for the packet detail page.
+ * Off the hot path: called only when a user opens one packet.
+ */
+function layout(rawHex, options = {}) {
+  const { packet, error } = decodePacket(rawHex, options);
+  if (error) return { error };
+  const fields = [];
+  const add = (name, start, length, value) => {
+    if (length > 0) fields.push({ name, start, end: start + length - 1, value });
+  };
+  const bytes = Buffer.from(rawHex, 'hex');
+  add('header', 0, 1, `route ${ROUTE_TYPES[packet.routeType]}, type ${PAYLOAD_TYPES[packet.payloadType] || packet.payloadType}, version ${packet.payloadVersion}`);
+  let offset = 1;
+  if (packet.transportCodes) {
+    add('transportCodes', 1, 4, packet.transportCodes.join(','));
+    offset = 5;
+  }
+  add('pathLength', offset, 1, `${packet.hopCount} hops x ${packet.hashSize} bytes`);
+  add(packet.payloadType === 9 ? 'pathSnr' : 'path', offset + 1, packet.payloadOffset - offset - 1, bytes.toString('hex', offset + 1, packet.payloadOffset));
+  const p = packet.payloadOffset;
+  const hex = (start, length) => bytes.toString('hex', p + start, p + start + length);
+  const rest = (start) => bytes.length - p - start;
+  switch (packet.payloadType) {
+    case 0: case 1: case 2: case 8:
+      add('destHash', p, 1, hex(0, 1)); add('srcHash', p + 1, 1, hex(1, 1));
+      add('mac', p + 2, 2, hex(2, 2)); add('ciphertext', p + 4, rest(4), hex(4, rest(4)));
+      break;
+    case 7:
+      add('destHash', p, 1, hex(0, 1)); add('ephemeralPubKey', p + 1, 32, hex(1, 32));
+      add('mac', p + 33, 2, hex(33, 2)); add('ciphertext', p + 35, rest(35), hex(35, rest(35)));
+      break;
+    case 3:
+      add('ackChecksum', p, 4, hex(0, 4));
+      break;
+    case 4: {
+      add('pubKey', p, 32, hex(0, 32)); add('timestamp', p + 32, 4, String(packet.advert.timestamp));
+      add('signature', p + 36, 64, hex(36, 64));
+      if (rest(100) > 0) {
+        add('flags', p + 100, 1, `role ${packet.advert.role}`);
+        let at = 101;
+        if (packet.advert.flags & 0x10) { add('location', p + at, 8, `${packet.advert.lat},${packet.advert.lon}`); at += 8; }
+        if (packet.advert.flags & 0x20) { add('feature1', p + at, 2, hex(at, 2)); at += 2; }
+        if (packet.advert.flags & 0x40) { add('feature2', p + at, 2, hex(at, 2)); at += 2; }
+        if (packet.advert.flags & 0x80) add('name', p + at, rest(at), packet.advert.name);
+      }
+      break;
+    }
+    case 5: case 6:
+      add('channelHash', p, 1, hex(0, 1)); add('mac', p + 1, 2, hex(1, 2));
+      add('ciphertext', p + 3, rest(3), packet.message ? `${packet.message.sender}: ${packet.message.text}` : hex(3, rest(3)));
+      break;
+    case 9:
+      add('traceTag', p, 4, String(packet.trace.tag)); add('authCode', p + 4, 4, String(packet.trace.authCode));
+      add('flags', p + 8, 1, String(packet.trace.flags)); add('traceHashes', p + 9, rest(9), packet.trace.hashes.join(','));
+      break;
+    default:
+      add('payload', p, rest(0), hex(0, rest(0)));
+  }
+  return { packet, fields, size: bytes.length };
+}
+
+module.exports = {
+  decodePacket,
+  layout,
+  contentHash,
+  createKeyring,
+  channelKeyFromName,
+  decryptGroupText,
+  PUBLIC_CHANNEL,
+  DECODE_ERRORS,
+  ROUTE_TYPES,
+  PAYLOAD_TYPES,
+  PAYLOAD_TYPE_IDS,
+  ROLES,
+  MAX_PACKET_BYTES,
+};

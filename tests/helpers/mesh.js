@@ -1,0 +1,129 @@
+'use strict';
+/**
+ * Test fixtures for the engine: observer reports from the simulator (or, until it exists,
+ * from the real fixture capture with made-up observers), and a harness that checks a view
+ * against a brute-force recomputation after random inserts and evictions.
+ */
+const fs = require('fs');
+const path = require('path');
+const assert = require('node:assert/strict');
+const { parseObserverMessage } = require('../../imports/core/observer-message');
+const { createEngine } = require('../../imports/core/engine');
+
+const FIXTURE_PATH = path.resolve(__dirname, '../../../shared/fixtures/meshcore-real-packets.ndjson');
+
+function loadFixture() {
+  if (!fs.existsSync(FIXTURE_PATH)) return null;
+  return fs.readFileSync(FIXTURE_PATH, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+}
+
+/** A tiny seeded PRNG (mulberry32) so random test sequences are reproducible. */
+function seededRandom(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function loadSimulator() {
+  try {
+    return require('../../imports/core/simulate');
+  } catch (err) {
+    if (err.code === 'MODULE_NOT_FOUND' && /simulate/.test(err.message)) return null;
+    throw err;
+  }
+}
+
+/**
+ * `count` observer reports, in arrival order, each with a `time`.
+ * Channels used by the simulator are returned too, so the engine can decrypt them.
+ */
+function simulatedReports({ seed = 1, count = 2000 } = {}) {
+  const simulate = loadSimulator();
+  if (simulate) {
+    const sim = simulate.createSimulator({ seed });
+    const reports = [];
+    for (const message of sim.messages(count)) {
+      const time = Date.parse(message.payload.timestamp);
+      const { report, error } = parseObserverMessage(message.topic, JSON.stringify(message.payload), time);
+      if (error) throw new Error(`simulator produced a bad message: ${error.message}`);
+      reports.push(report);
+    }
+    return { reports, channels: sim.channels.map((c) => ({ name: c.name, key: c.key })) };
+  }
+  const fixture = loadFixture();
+  if (!fixture) throw new Error('neither the simulator nor ../shared/fixtures is available');
+  const random = seededRandom(seed);
+  const reports = [];
+  let time = Date.UTC(2026, 2, 29, 12);
+  while (reports.length < count) {
+    const line = fixture[Math.floor(random() * fixture.length)];
+    const heardBy = 1 + Math.floor(random() * 3);
+    time += Math.floor(random() * 20000);
+    for (let i = 0; i < heardBy && reports.length < count; i++) {
+      const observer = Math.floor(random() * 5);
+      reports.push({
+        raw: line.raw_hex, observerId: `obs${observer}`, observerName: `Observer ${observer}`, region: observer < 3 ? 'SFO' : 'SJC',
+        snr: Math.round((random() * 35 - 20) * 4) / 4, rssi: -40 - Math.floor(random() * 85), score: random(), direction: 'rx', time: time + i * 150,
+      });
+    }
+  }
+  const names = ['#wardriving', '#test', '#bot'];
+  return { reports, channels: [{ name: 'Public', key: '8b3387e9c5cdea6ac9e5edbaa115cd72' }, ...names] };
+}
+
+/** Walk two JSON-like values and compare, numbers within a relative tolerance (float sums). */
+function assertClose(actual, expected, where = '$') {
+  if (typeof expected === 'number' && typeof actual === 'number') {
+    const scale = Math.max(1, Math.abs(expected));
+    if (!(Math.abs(actual - expected) <= 1e-6 * scale) && !(Number.isNaN(actual) && Number.isNaN(expected))) {
+      assert.fail(`${where}: ${actual} != ${expected}`);
+    }
+    return;
+  }
+  if (Array.isArray(expected)) {
+    assert.ok(Array.isArray(actual), `${where}: expected an array`);
+    assert.equal(actual.length, expected.length, `${where}: length`);
+    expected.forEach((item, i) => assertClose(actual[i], item, `${where}[${i}]`));
+    return;
+  }
+  if (expected && typeof expected === 'object') {
+    assert.ok(actual && typeof actual === 'object', `${where}: expected an object, got ${actual}`);
+    assert.deepEqual(Object.keys(actual).sort(), Object.keys(expected).sort(), `${where}: keys`);
+    for (const key of Object.keys(expected)) assertClose(actual[key], expected[key], `${where}.${key}`);
+    return;
+  }
+  assert.deepEqual(actual, expected, where);
+}
+
+/**
+ * Ingest reports in random-sized chunks with random evictions in between, and after each
+ * chunk compare `view.snapshot(params, now)` with `bruteForce(store, params, now)` for every
+ * params in `paramsList` (a list, or a function (store) -> list, for params that depend on
+ * the data, like a node's public key). Returns the engine for further checks.
+ */
+function checkAgainstBruteForce({ view, bruteForce, paramsList = [{}], seed = 7, count = 3000, checks = 8, store = {}, project = (snapshot) => snapshot }) {
+  const { reports, channels } = simulatedReports({ seed, count });
+  const engine = createEngine({ channels, views: [view], store });
+  const instance = engine.view(view);
+  const random = seededRandom(seed * 31 + 1);
+  let next = 0;
+  for (let check = 0; check < checks; check++) {
+    const chunk = Math.ceil((reports.length / checks) * (0.5 + random()));
+    for (let i = 0; i < chunk && next < reports.length; i++) engine.ingest(reports[next++]);
+    const evictions = Math.floor(random() * engine.store.size * 0.3);
+    for (let i = 0; i < evictions; i++) engine.store.evictOldest();
+    const now = (engine.store.fifo.last() || { time: Date.now() }).time + Math.floor(random() * 3600e3);
+    const list = typeof paramsList === 'function' ? paramsList(engine.store) : paramsList;
+    for (const params of list) {
+      assertClose(project(instance.snapshot(params, now)), bruteForce(engine.store, instance.normalizeParams(params), now), `${view}(${JSON.stringify(params)}) check ${check}`);
+    }
+  }
+  return engine;
+}
+
+module.exports = { simulatedReports, checkAgainstBruteForce, assertClose, seededRandom, loadFixture, FIXTURE_PATH };
