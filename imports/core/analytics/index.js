@@ -4,6 +4,16 @@ const VIEW_DEFINITIONS = [
   require('./stats'),
   require('./packets'),
   require('./observers'),
+  require('./nodes'),
+  require('./node'),
+  require('./bulk-health'),
+  require('./channels'),
+  require('./channel-messages'),
+  require('./channel-analytics'),
+  require('./rf'),
+  require('./topology'),
+  require('./hash-sizes'),
+  require('./subpaths'),
 ];
 
 const VIEWS_BY_NAME = new Map(VIEW_DEFINITIONS.map((definition) => [definition.name, definition]));

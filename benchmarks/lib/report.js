@@ -1,0 +1,45 @@
+'use strict';
+/** Shared helpers for benchmark scripts: percentiles and JSON -> Markdown rendering. */
+
+/** Nearest-rank percentile of an ascending-sorted array. */
+function percentile(sorted, p) {
+  if (sorted.length === 0) return null;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank];
+}
+
+const fmt = (value) => (value === null || value === undefined ? 'n/a' : typeof value === 'number' ? value.toLocaleString('en-US') : String(value));
+
+function verdict(ok) {
+  return ok ? 'met' : '**missed**';
+}
+
+function renderCoreReport(result, quickResult) {
+  const large = result.quick ? '100k' : '1m';
+  const lines = [];
+  lines.push('# Core engine benchmark', '');
+  lines.push(`Generated from \`benchmarks/results/${result.quick ? 'core-quick' : 'core'}.json\` by \`${result.command}\` on ${result.date}.`);
+  lines.push(`Machine: ${result.machine.cpus} cores (${result.machine.cpu}), ${result.machine.memoryGiB} GiB, Node ${result.machine.node}. One process, one core.`);
+  lines.push(`Traffic: the seeded simulator (seed 2026), ${fmt(result.packets)} observer reports = ${fmt(result.transmissions)} transmissions. "Packet" = one observer report (one MQTT message).`, '');
+  lines.push('| figure | measured | target | |', '|---|---|---|---|');
+  lines.push(`| decode only | ${fmt(result.decode_only_per_s)} packets/s | | |`);
+  lines.push(`| ingest (decode + dedup + store + every view) | ${fmt(result.ingest_per_s)} packets/s | ≥ 25,000 | ${verdict(result.ingest_per_s >= 25000)} |`);
+  lines.push(`| ingest / decode only | ${result.ingest_to_decode_ratio} | ≥ 0.35 | ${verdict(result.ingest_to_decode_ratio >= 0.35)} |`);
+  lines.push(`| ingest flatness (last 100k / first 100k) | ${result.ingest_flatness} | ≥ 0.8${result.quick ? ' (over 1M)' : ''} | ${verdict(result.ingest_flatness >= 0.8)} |`);
+  lines.push(`| heap per packet, all indexes and views | ${fmt(result.bytes_per_packet)} bytes (${fmt(result.bytes_per_transmission)} per transmission) | ≤ 400 at 1M | ${verdict(result.bytes_per_packet <= 400)} |`);
+  lines.push('', `Ingest rate per 100k chunk: ${result.chunk_rates_per_s.map(fmt).join(', ')}.`, '');
+  lines.push(`## Snapshot latency per view (ms; target p99 ≤ 5 at 28k, ≤ 50 at 1M)`, '');
+  lines.push(`| view | p50 28k | p99 28k | p50 ${large} | p99 ${large} | params measured |`, '|---|---|---|---|---|---|');
+  for (const [name, v] of Object.entries(result.views)) {
+    const p99Large = v[`p99_ms_${large}`];
+    const flag = v.p99_ms_28k > 5 || p99Large > 50 ? ' **over**' : '';
+    lines.push(`| ${name} | ${v.p50_ms_28k} | ${v.p99_ms_28k} | ${v[`p50_ms_${large}`]} | ${p99Large}${flag} | ${v.params.join(', ')} |`);
+  }
+  if (quickResult && quickResult !== result) {
+    lines.push('', `A quick run (\`npm run bench:core -- --quick\`, 100k) is in \`results/core-quick.json\`.`);
+  }
+  lines.push('');
+  return lines.join('\n');
+}
+
+module.exports = { percentile, renderCoreReport, fmt };

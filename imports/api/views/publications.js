@@ -1,0 +1,62 @@
+/**
+ * Reactive publications: one per view (`view.<name>`) and the live packet feed
+ * (`packets.live`). Thin: validate, join the shared publish hub, relay its changes.
+ * The hub (imports/core/publish-hub.js) computes each (view, params) snapshot once per tick
+ * for all its subscribers and sends only changed fields, at most once per publish interval.
+ */
+import { Meteor } from 'meteor/meteor';
+import { check, Match } from 'meteor/check';
+import { DDPServer } from 'meteor/ddp-server';
+import { viewDocumentId } from '/imports/core/view-key';
+import { VIEW_DOCUMENTS, LIVE_PACKETS } from './collections';
+
+/**
+ * Relay hub changes to one subscription. A view document goes out under the id the client
+ * computes from the params it passed (viewDocumentId), not the hub's normalized key, so the
+ * client finds it without knowing the server's defaults.
+ */
+function relay(publication, collection, documentId) {
+  const idFor = (id) => documentId || id;
+  return {
+    added: (id, fields) => publication.added(collection, idFor(id), fields),
+    changed: (id, fields) => publication.changed(collection, idFor(id), fields),
+    removed: (id) => publication.removed(collection, idFor(id)),
+  };
+}
+
+function subscribeOrFail(publication, hub, viewName, params, collection, shape) {
+  let subscription;
+  try {
+    const documentId = shape === 'document' ? viewDocumentId(viewName, params) : null;
+    subscription = hub.subscribe(viewName, params, relay(publication, collection, documentId), shape);
+  } catch (err) {
+    throw new Meteor.Error('bad-params', err.message);
+  }
+  publication.onStop(() => subscription.stop());
+  publication.ready();
+}
+
+export function registerViewPublications({ hub, viewNames, settings }) {
+  const names = [];
+  for (const viewName of viewNames) {
+    const name = `view.${viewName}`;
+    names.push(name);
+    Meteor.publish(name, function publishView(params) {
+      check(params, Match.Maybe(Object));
+      subscribeOrFail(this, hub, viewName, params || {}, VIEW_DOCUMENTS, 'document');
+    });
+  }
+  Meteor.publish('packets.live', function publishLivePackets(params) {
+    check(params, Match.Maybe(Object));
+    subscribeOrFail(this, hub, 'packets', params || {}, LIVE_PACKETS, 'rows');
+  });
+  names.push('packets.live');
+
+  // NO_MERGE: the server keeps no per-connection copy of these documents (the hub already
+  // holds one shared copy per group), which is what makes 1,000 dashboards cheap.
+  // Safe because no two publications ever send the same document id to one client.
+  if (settings.publish.noMerge && DDPServer.publicationStrategies && Meteor.server.setPublicationStrategy) {
+    for (const name of names) Meteor.server.setPublicationStrategy(name, DDPServer.publicationStrategies.NO_MERGE);
+  }
+  return names;
+}

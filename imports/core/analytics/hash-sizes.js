@@ -1,0 +1,144 @@
+'use strict';
+/**
+ * hashSizes: how wide the hop hashes in paths are (1, 2 or 3 bytes, chosen by the sender's
+ * firmware), overall and per hour, the busiest hops with their hash size and resolved node, and
+ * the nodes seen behind multi-byte hashes (a sign of up-to-date firmware).
+ *
+ * Units: the distribution and `perHour` count transmissions that at least one observer heard
+ * with one or more hops (zero-hop and TRACE packets carry no hop hash); the hash size is that of
+ * the first such observation, the hour that of the transmission's first hearing. `hops` and
+ * `multiByte` count appearances of a hop in observed paths (a hop heard by three observers
+ * counts three times). All figures are exact.
+ */
+const { defineView, bump, hourBucket } = require('./view');
+const { topByCount, describePrefix } = require('./aggregates');
+
+const TOP_HOPS = 50;
+const LIST_LIMIT = 200;
+
+function createState() {
+  return {
+    transmissions: 0, // with at least one observed hop
+    bySize: [0, 0, 0, 0], // index = hash size in bytes
+    perHour: new Map(), // hour -> [_, size1, size2, size3]
+    hopCounts: new Map(), // hop hash -> appearances
+  };
+}
+
+/** The observation that decides a transmission's hash size: the first one that heard hops. */
+function firstWithHops(tx) {
+  for (const observation of tx.observations) if (observation.path.length > 0) return observation;
+  return null;
+}
+
+function countTransmission(state, tx, observation, sign) {
+  const hashSize = observation.path[0].length / 2;
+  state.transmissions += sign;
+  state.bySize[hashSize] += sign;
+  const hour = hourBucket(tx.time);
+  let row = state.perHour.get(hour);
+  if (!row) {
+    row = [0, 0, 0, 0];
+    state.perHour.set(hour, row);
+  }
+  row[hashSize] += sign;
+  if (row[1] + row[2] + row[3] === 0) state.perHour.delete(hour);
+}
+
+function apply(state, tx, observation) {
+  const path = observation.path;
+  if (path.length === 0) return false;
+  if (firstWithHops(tx) === observation) countTransmission(state, tx, observation, 1);
+  for (let i = 0; i < path.length; i++) bump(state.hopCounts, path[i]);
+  return true;
+}
+
+function evict(state, tx) {
+  const first = firstWithHops(tx);
+  if (!first) return false;
+  countTransmission(state, tx, first, -1);
+  for (const observation of tx.observations) {
+    for (let i = 0; i < observation.path.length; i++) bump(state.hopCounts, observation.path[i], -1);
+  }
+  return true;
+}
+
+function byCountThenKey(a, b, key) {
+  return b.count - a.count || (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0);
+}
+
+/** Nodes resolved from 2- and 3-byte hops: unique matches per node, ambiguous and unknown prefixes aside. */
+function multiByte(state, store) {
+  const nodes = new Map();
+  const ambiguous = [];
+  let unresolvedPrefixes = 0;
+  let unresolvedCount = 0;
+  for (const [hop, appearances] of state.hopCounts) {
+    if (hop.length <= 2) continue;
+    const { node, candidates, candidateCount } = describePrefix(store, hop);
+    if (node) {
+      let entry = nodes.get(node.pubKey);
+      if (!entry) {
+        entry = { ...node, hashSizes: [], prefixes: [], count: 0 };
+        nodes.set(node.pubKey, entry);
+      }
+      entry.prefixes.push(hop);
+      entry.count += appearances;
+    } else if (candidateCount > 1) {
+      ambiguous.push({ hop, hashSize: hop.length / 2, count: appearances, candidates, candidateCount });
+    } else {
+      unresolvedPrefixes++;
+      unresolvedCount += appearances;
+    }
+  }
+  const list = Array.from(nodes.values());
+  for (const entry of list) {
+    entry.prefixes.sort();
+    entry.hashSizes = Array.from(new Set(entry.prefixes.map((prefix) => prefix.length / 2))).sort();
+  }
+  list.sort((a, b) => byCountThenKey(a, b, 'pubKey'));
+  ambiguous.sort((a, b) => byCountThenKey(a, b, 'hop'));
+  return {
+    nodeCount: list.length,
+    nodes: list.slice(0, LIST_LIMIT),
+    ambiguousCount: ambiguous.length,
+    ambiguous: ambiguous.slice(0, LIST_LIMIT),
+    unresolvedPrefixes,
+    unresolvedCount,
+  };
+}
+
+function snapshot(state, params, store) {
+  const distribution = [1, 2, 3].map((hashSize) => ({
+    hashSize,
+    transmissions: state.bySize[hashSize],
+    share: state.transmissions ? state.bySize[hashSize] / state.transmissions : 0,
+  }));
+  const perHour = Array.from(state.perHour.keys()).sort((a, b) => a - b).map((hour) => {
+    const row = state.perHour.get(hour);
+    return { hour, bySize: { 1: row[1], 2: row[2], 3: row[3] } };
+  });
+  return {
+    units: {
+      distribution: 'transmissions heard with at least one hop (TRACE and zero-hop excluded); size of the first such observation',
+      perHour: 'same transmissions by first-heard hour',
+      hops: 'appearances of the hop hash in observed paths',
+      multiByte: 'nodes uniquely matching a 2- or 3-byte hop hash; count = appearances of those hops',
+    },
+    transmissions: state.transmissions,
+    distribution,
+    perHour,
+    hops: topByCount(state.hopCounts, TOP_HOPS).map(([hop, appearances]) => ({ hop, hashSize: hop.length / 2, count: appearances, ...describePrefix(store, hop) })),
+    multiByte: multiByte(state, store),
+  };
+}
+
+module.exports = defineView({
+  name: 'hashSizes',
+  description: 'Hop hash sizes (1/2/3 bytes) overall and per hour, top hops, nodes with multi-byte hashes.',
+  params: {},
+  createState,
+  apply,
+  evict,
+  snapshot,
+});

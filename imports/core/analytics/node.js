@@ -1,0 +1,230 @@
+'use strict';
+/**
+ * node: one node in detail. Its directory entry, its last 20 adverts, its health (observers
+ * hearing it, packets, packets today, mean SNR/RSSI/hops, last heard, 10 recent packets) and
+ * analytics over the last `days` days (hourly activity, SNR trend, packet types, observer
+ * coverage, hop distribution, top peers, weekday x hour heatmap, availability, longest
+ * silence, relay share, SNR mean/deviation and a signal grade).
+ *
+ * "Its packets" and how 1-byte prefixes shared by several nodes count: see node-health.js;
+ * `ambiguousPrefix` says when this node shares its first key byte with another known node,
+ * so that 1-byte hops, src and dest hashes counted here may be the other node's.
+ *
+ * The window is whole UTC hours: the `days * 24` hours ending with the hour holding `now`, so
+ * that every figure comes from per-hour buckets kept as packets arrive and leave (O(days * 24)
+ * at snapshot). The longest silence uses each hour's first/last time and longest inner gap;
+ * the rare hour whose inner times are no longer exact (see node-health.js) is re-read from the
+ * store's indexes (O(its packets in that hour)).
+ *
+ * Subscribers are told only about their node: apply/evict return the public keys whose
+ * aggregates changed, and scopeOf is the public key.
+ */
+const { defineView, topEntries, hourBucket, HOUR_MS, DAY_MS } = require('./view');
+const {
+  sharedTracker, healthSummary, prefixSharers, signalGrade, mean,
+  forEachTransmissionOfNode, recentTransmissionsOfNode,
+} = require('./node-health');
+const { nodeStatus } = require('../node-status');
+const { PAYLOAD_TYPES } = require('../decode');
+
+const PUBLIC_KEY_RE = /^[0-9a-fA-F]{64}$/;
+const ADVERT_LIMIT = 20;
+const RECENT_LIMIT = 10;
+const PEER_LIMIT = 20;
+const HOP_LABELS = ['0', '1', '2', '3', '4+'];
+const EPOCH_WEEKDAY = 4; // 1970-01-01 was a Thursday (getUTCDay: Sunday = 0)
+
+function byCountThenKey(a, b) {
+  return b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+}
+
+function meanSnrOf(tx) {
+  let sum = 0;
+  let count = 0;
+  for (const observation of tx.observations) {
+    if (observation.snr !== null) {
+      sum += observation.snr;
+      count++;
+    }
+  }
+  return mean(sum, count);
+}
+
+function describeAdvert(tx) {
+  const observers = [];
+  for (const observation of tx.observations) if (!observers.includes(observation.observer.id)) observers.push(observation.observer.id);
+  const { timestamp, name, lat, lon, role } = tx.advert;
+  return { time: tx.time, timestamp, name, lat, lon, role, observers };
+}
+
+/** Standard deviation from a count, a sum and a sum of squares (population). */
+function standardDeviation(count, sum, squares) {
+  if (count === 0) return null;
+  const variance = (count * squares - sum * sum) / (count * count);
+  return variance > 0 ? Math.sqrt(variance) : 0;
+}
+
+/** First and last packet time of one hour and its longest inner gap, read from the store's indexes. */
+function readHourTimes(store, pubKey, start) {
+  const times = { first: null, last: null, maxGap: 0, maxGapEnd: null };
+  forEachTransmissionOfNode(store, pubKey, start, (tx) => {
+    if (tx.time >= start + HOUR_MS) return false;
+    if (times.first === null) times.first = tx.time;
+    else if (tx.time - times.last > times.maxGap) {
+      times.maxGap = tx.time - times.last;
+      times.maxGapEnd = tx.time;
+    }
+    times.last = tx.time;
+    return true;
+  });
+  return times;
+}
+
+/**
+ * Longest time without a packet in [windowStart, now]: the gaps from the window start to the
+ * first packet, between consecutive packets, and from the last packet to now (the first
+ * longest one in time). `hours` are the window's non-empty hour buckets, oldest first.
+ */
+function longestSilence(store, pubKey, hours, windowStart, now) {
+  let previous = windowStart;
+  let longest = { ms: 0, from: windowStart, to: windowStart };
+  for (const [start, hour] of hours) {
+    const times = hour.timesExact ? hour : readHourTimes(store, pubKey, start);
+    if (times.first - previous > longest.ms) longest = { ms: times.first - previous, from: previous, to: times.first };
+    if (times.maxGap > longest.ms) longest = { ms: times.maxGap, from: times.maxGapEnd - times.maxGap, to: times.maxGapEnd };
+    previous = times.last;
+  }
+  if (now - previous > longest.ms) longest = { ms: now - previous, from: previous, to: now };
+  return longest;
+}
+
+function windowAnalytics(store, aggregate, days, now) {
+  const lastHour = hourBucket(now);
+  const hourCount = days * 24;
+  const windowStart = lastHour - (hourCount - 1) * HOUR_MS;
+  const windowEnd = lastHour + HOUR_MS;
+  let packets = 0;
+  let relayed = 0;
+  let snrSum = 0;
+  let snrSquares = 0;
+  let snrCount = 0;
+  let activeHours = 0;
+  const hops = [0, 0, 0, 0, 0];
+  const types = new Array(16).fill(0);
+  const observers = new Map();
+  const peers = new Map();
+  const hourlyActivity = [];
+  const snrTrend = [];
+  const heatmap = Array.from({ length: 7 }, () => new Array(24).fill(0));
+  const hours = [];
+  for (let start = windowStart; start < windowEnd; start += HOUR_MS) {
+    const hour = aggregate.hours.get(start);
+    if (!hour) continue;
+    activeHours++;
+    hours.push([start, hour]);
+    packets += hour.packets;
+    relayed += hour.relayed;
+    snrSum += hour.snrSum;
+    snrSquares += hour.snrSquares;
+    snrCount += hour.snrCount;
+    for (let bin = 0; bin < hops.length; bin++) hops[bin] += hour.hops[bin];
+    for (let type = 0; type < types.length; type++) types[type] += hour.types[type];
+    for (const [id, count] of hour.observers) observers.set(id, (observers.get(id) || 0) + count);
+    for (const [peer, count] of hour.peers) peers.set(peer, (peers.get(peer) || 0) + count);
+    hourlyActivity.push({ hour: start, packets: hour.packets });
+    if (hour.snrCount > 0) snrTrend.push({ hour: start, meanSnr: hour.snrSum / hour.snrCount });
+    const day = Math.floor(start / DAY_MS);
+    heatmap[(day + EPOCH_WEEKDAY) % 7][(start - day * DAY_MS) / HOUR_MS] += hour.packets;
+  }
+  const packetTypes = {};
+  types.forEach((count, type) => {
+    if (count > 0) packetTypes[PAYLOAD_TYPES[type] || `TYPE_${type}`] = count;
+  });
+  const hopDistribution = {};
+  HOP_LABELS.forEach((label, bin) => { hopDistribution[label] = hops[bin]; });
+  const observerCoverage = Array.from(observers, ([key, count]) => ({ key, count })).sort(byCountThenKey)
+    .map(({ key, count }) => ({ observer: key, count }));
+  const topPeers = topEntries(peers, PEER_LIMIT).map(([peer, count]) => {
+    const candidates = store.resolvePrefix(peer);
+    return { peer, count, candidates: candidates.length, name: candidates.length === 1 ? candidates[0].name : null };
+  });
+  const snrMean = mean(snrSum, snrCount);
+  const snrStdDev = standardDeviation(snrCount, snrSum, snrSquares);
+  return {
+    days,
+    windowStart,
+    packets,
+    relayed,
+    relayPct: packets > 0 ? (100 * relayed) / packets : null,
+    hourlyActivity,
+    snrTrend,
+    packetTypes,
+    observerCoverage,
+    hopDistribution,
+    topPeers,
+    heatmap,
+    activeHours,
+    availabilityPct: (100 * activeHours) / hourCount,
+    longestSilence: longestSilence(store, aggregate.pubKey, hours, windowStart, now),
+    snrMean,
+    snrStdDev,
+    signalGrade: signalGrade(snrMean, snrStdDev),
+  };
+}
+
+function scopeList(touched) {
+  return touched && touched.length > 0 ? touched : null;
+}
+
+module.exports = defineView({
+  name: 'node',
+  description: 'One node: adverts, health, recent packets and analytics over N days.',
+  params: {
+    pubKey: { type: 'string', required: true, maxLength: 64, pattern: PUBLIC_KEY_RE, lowerCase: true },
+    days: { type: 'int', min: 1, max: 90, default: 7 },
+  },
+  createState: (store) => ({ tracker: sharedTracker(store) }),
+  apply: (state, tx, observation, store) => scopeList(state.tracker.applyFor(state, tx, observation, store)),
+  evict: (state, tx) => scopeList(state.tracker.evictFor(state, tx)),
+  scopeOf: (params) => params.pubKey,
+  snapshot({ tracker }, params, store, now) {
+    const node = store.nodes.get(params.pubKey);
+    if (!node) return { found: false };
+    const aggregate = tracker.aggregate(node.pubKey);
+    const sharers = prefixSharers(store, node.pubKey).map((other) => ({ pubKey: other.pubKey, name: other.name }));
+    sharers.sort((a, b) => (a.pubKey < b.pubKey ? -1 : 1));
+    const advertDeque = store.byNode.get(node.pubKey);
+    const adverts = [];
+    if (advertDeque) {
+      advertDeque.forEachNewest((tx) => {
+        adverts.push(describeAdvert(tx));
+        return adverts.length < ADVERT_LIMIT;
+      });
+    }
+    const observers = Array.from(aggregate.observers, ([key, entry]) => ({ key, count: entry.count, entry })).sort(byCountThenKey)
+      .map(({ key, count, entry }) => ({ observer: key, count, meanSnr: mean(entry.snrSum, entry.snrCount), meanRssi: mean(entry.rssiSum, entry.rssiCount) }));
+    const recentPackets = recentTransmissionsOfNode(store, node.pubKey, RECENT_LIMIT).map((tx) => ({
+      hash: tx.hash, time: tx.time, payloadType: tx.payloadType, hops: tx.hopCount, snr: meanSnrOf(tx),
+    }));
+    return {
+      found: true,
+      node: {
+        pubKey: node.pubKey,
+        name: node.name,
+        role: node.role,
+        lat: node.lat,
+        lon: node.lon,
+        firstSeen: node.firstSeen,
+        lastSeen: node.lastSeen,
+        lastAdvert: node.lastAdvert,
+        status: nodeStatus(node, now),
+        advertsStored: advertDeque ? advertDeque.length : 0,
+      },
+      ambiguousPrefix: sharers.length > 0,
+      sharesPrefixWith: sharers,
+      adverts,
+      health: { ...healthSummary(aggregate, node, now), observers, recentPackets },
+      analytics: windowAnalytics(store, aggregate, params.days, now),
+    };
+  },
+});

@@ -1,0 +1,203 @@
+'use strict';
+/**
+ * rf: radio figures. SNR and RSSI statistics and histograms, packet sizes, packets per hour,
+ * counts and mean SNR per payload type, and an SNR x RSSI scatter.
+ *
+ * Units: SNR, RSSI and the scatter count observations (one observer's report; reports without
+ * the figure are left out); sizes and payload-type counts count transmissions (a packet heard by
+ * several observers once); `perHour` gives both, transmissions by first-heard hour and
+ * observations by report hour.
+ *
+ * Exactness: SNR (0.25 dB steps) and RSSI (whole dBm) are counted on integer grids, so every
+ * figure is exact; off-grid values are kept exactly in a fallback (see ValueDistribution).
+ * Mean SNRs per payload type sum SNR*4 as integers. The scatter holds the 500 most recent
+ * observations with both SNR and RSSI, exactly, "most recent" ordered by (time, transmission
+ * seq, position in the transmission's observations).
+ */
+const { defineView, bump, hourBucket } = require('./view');
+const { ValueDistribution, MeanAccumulator } = require('./aggregates');
+const { PAYLOAD_TYPES } = require('../decode');
+
+const SIGNAL_BINS = 20;
+const SIZE_BINS = 25;
+const SCATTER_POINTS = 500;
+// The scatter keeps up to this many candidates, so evicting a few points rarely needs a rebuild.
+const SCATTER_BUFFER = 1000;
+const SCATTER_SLACK = 500;
+
+function scatterOrder(a, b) {
+  return a.time - b.time || a.seq - b.seq || a.index - b.index;
+}
+
+function createState() {
+  return {
+    transmissions: 0,
+    observations: 0,
+    snr: new ValueDistribution({ scale: 4, min: -128, max: 127.75 }),
+    rssi: new ValueDistribution({ scale: 1, min: -256, max: 63 }),
+    size: new ValueDistribution({ scale: 1, min: 0, max: 255 }),
+    transmissionsByHour: new Map(),
+    observationsByHour: new Map(),
+    byType: new Map(), // payload type -> { transmissions, observations, snr: MeanAccumulator }
+    // Scatter candidates ascending by scatterOrder: always the top entries.length of all stored
+    // observations with both figures (the invariant every update below keeps).
+    scatter: { entries: [], eligible: 0, byTx: new Map() },
+  };
+}
+
+function typeEntry(state, payloadType) {
+  let entry = state.byType.get(payloadType);
+  if (!entry) {
+    entry = { transmissions: 0, observations: 0, snr: new MeanAccumulator(4) };
+    state.byType.set(payloadType, entry);
+  }
+  return entry;
+}
+
+function hasBoth(observation) {
+  return observation.snr !== null && observation.rssi !== null;
+}
+
+function scatterAdd(scatter, tx, observation) {
+  const complete = scatter.entries.length === scatter.eligible;
+  scatter.eligible++;
+  const entry = { time: observation.time, seq: tx.seq, index: tx.observations.lastIndexOf(observation), snr: observation.snr, rssi: observation.rssi, tx };
+  const entries = scatter.entries;
+  // An entry below every kept one may only join while we hold every eligible observation.
+  if (!complete && scatterOrder(entry, entries[0]) < 0) return;
+  let at = entries.length;
+  entries.push(entry);
+  while (at > 0 && scatterOrder(entry, entries[at - 1]) < 0) {
+    entries[at] = entries[at - 1];
+    at--;
+  }
+  entries[at] = entry;
+  bump(scatter.byTx, tx);
+  if (entries.length > SCATTER_BUFFER + SCATTER_SLACK) {
+    const dropped = entries.splice(0, entries.length - SCATTER_BUFFER);
+    for (const old of dropped) bump(scatter.byTx, old.tx, -1);
+  }
+}
+
+function scatterEvict(scatter, tx, store) {
+  for (const observation of tx.observations) if (hasBoth(observation)) scatter.eligible--;
+  if (!scatter.byTx.has(tx)) return;
+  scatter.byTx.delete(tx);
+  scatter.entries = scatter.entries.filter((entry) => entry.tx !== tx);
+  if (scatter.entries.length < SCATTER_POINTS && scatter.entries.length < scatter.eligible) scatterRebuild(scatter, tx, store);
+}
+
+/**
+ * Rare: evictions took away points while older-but-stored ones exist (the oldest transmission
+ * was heard among the newest observations, i.e. a tiny store). Recollect from the store, O(n).
+ */
+function scatterRebuild(scatter, leaving, store) {
+  const all = [];
+  store.fifo.forEachOldest((tx) => {
+    if (tx === leaving) return;
+    tx.observations.forEach((observation, index) => {
+      if (hasBoth(observation)) all.push({ time: observation.time, seq: tx.seq, index, snr: observation.snr, rssi: observation.rssi, tx });
+    });
+  });
+  all.sort(scatterOrder);
+  scatter.entries = all.slice(Math.max(0, all.length - SCATTER_BUFFER));
+  scatter.byTx = new Map();
+  for (const entry of scatter.entries) bump(scatter.byTx, entry.tx);
+}
+
+function apply(state, tx, observation) {
+  const type = typeEntry(state, tx.payloadType);
+  if (observation === tx.observations[0]) {
+    state.transmissions++;
+    state.size.add(tx.size);
+    bump(state.transmissionsByHour, hourBucket(tx.time));
+    type.transmissions++;
+  }
+  state.observations++;
+  type.observations++;
+  bump(state.observationsByHour, hourBucket(observation.time));
+  if (observation.snr !== null) {
+    state.snr.add(observation.snr);
+    type.snr.add(observation.snr);
+  }
+  if (observation.rssi !== null) state.rssi.add(observation.rssi);
+  if (hasBoth(observation)) scatterAdd(state.scatter, tx, observation);
+  return true;
+}
+
+function evict(state, tx, store) {
+  const type = state.byType.get(tx.payloadType);
+  state.transmissions--;
+  state.size.remove(tx.size);
+  bump(state.transmissionsByHour, hourBucket(tx.time), -1);
+  type.transmissions--;
+  for (const observation of tx.observations) {
+    state.observations--;
+    type.observations--;
+    bump(state.observationsByHour, hourBucket(observation.time), -1);
+    if (observation.snr !== null) {
+      state.snr.remove(observation.snr);
+      type.snr.remove(observation.snr);
+    }
+    if (observation.rssi !== null) state.rssi.remove(observation.rssi);
+  }
+  if (type.transmissions === 0) state.byType.delete(tx.payloadType);
+  scatterEvict(state.scatter, tx, store);
+  return true;
+}
+
+function snapshot(state) {
+  const hours = new Set([...state.transmissionsByHour.keys(), ...state.observationsByHour.keys()]);
+  const perHour = Array.from(hours).sort((a, b) => a - b).map((hour) => ({
+    hour,
+    transmissions: state.transmissionsByHour.get(hour) || 0,
+    observations: state.observationsByHour.get(hour) || 0,
+  }));
+  const payloadTypes = Array.from(state.byType.keys()).sort((a, b) => a - b).map((payloadType) => {
+    const entry = state.byType.get(payloadType);
+    return {
+      payloadType,
+      name: PAYLOAD_TYPES[payloadType] || `TYPE_${payloadType}`,
+      transmissions: entry.transmissions,
+      observations: entry.observations,
+      snrCount: entry.snr.count,
+      meanSnr: entry.snr.mean,
+    };
+  });
+  const entries = state.scatter.entries;
+  const points = [];
+  for (let i = entries.length - 1; i >= 0 && points.length < SCATTER_POINTS; i--) {
+    const entry = entries[i];
+    points.push({ time: entry.time, snr: entry.snr, rssi: entry.rssi, hash: entry.tx.hash });
+  }
+  return {
+    units: {
+      snr: 'observation (dB)',
+      rssi: 'observation (dBm)',
+      size: 'transmission (bytes)',
+      perHour: 'transmissions by first-heard hour, observations by report hour',
+      payloadTypes: 'transmissions and observations; meanSnr over observations with SNR',
+      scatter: `the ${SCATTER_POINTS} most recent observations with both SNR and RSSI, newest first`,
+    },
+    transmissions: state.transmissions,
+    observations: state.observations,
+    snr: state.snr.summary(SIGNAL_BINS),
+    rssi: state.rssi.summary(SIGNAL_BINS),
+    size: state.size.summary(SIZE_BINS),
+    perHour,
+    payloadTypes,
+    scatter: { eligible: state.scatter.eligible, points },
+  };
+}
+
+module.exports = defineView({
+  name: 'rf',
+  description: 'SNR/RSSI statistics and histograms, packet sizes, packets per hour, per payload type, SNR x RSSI scatter.',
+  params: {},
+  createState,
+  apply,
+  evict,
+  snapshot,
+});
+
+module.exports.SCATTER_POINTS = SCATTER_POINTS;

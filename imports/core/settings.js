@@ -1,0 +1,69 @@
+'use strict';
+/**
+ * Every knob MeshPulse has, with its default, in one place. `Meteor.settings` (settings.json)
+ * overrides any of them; README "Configuration" documents each. Secrets (API key, channel
+ * keys, broker passwords) live outside `public`, so they never reach a client.
+ */
+const DEFAULT_SETTINGS = {
+  sources: {
+    // Built-in simulator: a live mesh with no radio at all.
+    simulator: { enabled: true, ratePerSecond: 20, seed: 2026 },
+    // MQTT brokers observers publish to; empty = none.
+    mqtt: [],
+    // POST /api/packets; disabled unless an API key is set.
+    http: { enabled: true, maxBodyBytes: 1024 * 1024, maxBatch: 5000 },
+  },
+  // Channel keys: `#hashtag` names, or { name, key } with a 16-byte hex key. Public is always known.
+  channels: ['#test', '#wardriving', '#bot'],
+  store: {
+    memoryBudgetMB: 512,
+    maxTransmissions: 0,
+  },
+  queue: { batchSize: 128, maxConcurrency: 16, maxLength: 100000 },
+  persistence: {
+    enabled: true,
+    batchSize: 500,
+    maxPendingWrites: 200000,
+    retentionDays: { transmissions: 30, observations: 30, nodes: 365, observers: 365, droppedPackets: 7 },
+    reloadOnStart: true,
+  },
+  publish: { intervalMs: 250, timeRefreshMs: 10000, noMerge: true },
+  cache: { ttlMs: 5000, staleWhileRevalidateMs: 30000, maxEntries: 500, viewTtlMs: {} },
+  limits: { methodCallsPerSecond: 20, subscriptionsPerSecond: 10, restBodyBytes: 1024 * 1024 },
+  http: { compressionThresholdBytes: 1024 },
+  // Required for POST /api/packets; set it in settings.json or MESHPULSE_API_KEY.
+  apiKey: null,
+  public: {
+    // Map tiles need the internet; with no URL the map draws a plain projection.
+    tileUrl: null,
+    defaultDataMode: 'reactive',
+    methodRefreshMs: 2000,
+  },
+};
+
+function isPlainObject(value) {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Deep-merge `overrides` onto the defaults; arrays and scalars replace, objects merge. */
+function mergeSettings(defaults, overrides) {
+  if (!isPlainObject(overrides)) return structuredClone(defaults);
+  const merged = structuredClone(defaults);
+  for (const [key, value] of Object.entries(overrides)) {
+    merged[key] = isPlainObject(value) && isPlainObject(merged[key]) ? mergeSettings(merged[key], value) : structuredClone(value);
+  }
+  return merged;
+}
+
+function resolveSettings(meteorSettings = {}, env = {}) {
+  const settings = mergeSettings(DEFAULT_SETTINGS, meteorSettings);
+  if (env.MESHPULSE_API_KEY) settings.apiKey = env.MESHPULSE_API_KEY;
+  if (env.MESHPULSE_SIM_RATE) settings.sources.simulator.ratePerSecond = Number(env.MESHPULSE_SIM_RATE);
+  if (env.MESHPULSE_SIMULATOR === '0') settings.sources.simulator.enabled = false;
+  if (env.MESHPULSE_PUBLISH_INTERVAL_MS) settings.publish.intervalMs = Number(env.MESHPULSE_PUBLISH_INTERVAL_MS);
+  if (env.MESHPULSE_PERSISTENCE === '0') settings.persistence.enabled = false;
+  if (env.MESHPULSE_MEMORY_MB) settings.store.memoryBudgetMB = Number(env.MESHPULSE_MEMORY_MB);
+  return settings;
+}
+
+module.exports = { DEFAULT_SETTINGS, resolveSettings, mergeSettings };

@@ -1,0 +1,146 @@
+/**
+ * Server wiring: settings -> engine -> persistence (reload, then write-behind) -> pipeline ->
+ * sources (simulator, MQTT, HTTP) -> publications, methods, REST, health.
+ * Each piece lives in its own module; this file only connects them, in start-up order.
+ */
+import { Meteor } from 'meteor/meteor';
+import { WebApp } from 'meteor/webapp';
+import { resolveSettings } from '/imports/core/settings';
+import { createEngine } from '/imports/core/engine';
+import { createViewCache } from '/imports/core/cache';
+import { PublishHub } from '/imports/core/publish-hub';
+import { createPerfMetrics } from '/imports/core/perf';
+import { describeWebsocketCompression } from '/imports/core/compression';
+import { createPipeline } from '/imports/ingest/pipeline';
+import { createSimulatorFeed } from '/imports/ingest/simulator-feed';
+import { createMqttSources } from '/imports/ingest/mqtt';
+import { createPacketsHandler } from '/imports/ingest/http';
+import { registerViewPublications } from '/imports/api/views/publications';
+import { registerViewMethods } from '/imports/api/views/methods';
+import { registerRateLimits } from '/imports/api/views/rate-limits';
+import { registerRestApi } from '/imports/api/views/http';
+import { startPersistence } from '/imports/api/packets/persistence';
+
+const log = {
+  info: (...args) => console.log('[meshpulse]', ...args),
+  warn: (...args) => console.warn('[meshpulse]', ...args),
+  error: (...args) => console.error('[meshpulse]', ...args),
+};
+
+function handlersOf(webApp) {
+  // Meteor 3 names the Express app `handlers`; `connectHandlers` is its older alias.
+  return webApp.handlers || webApp.connectHandlers;
+}
+
+Meteor.startup(async () => {
+  const settings = resolveSettings(Meteor.settings, process.env);
+  const simulatorSettings = settings.sources.simulator;
+
+  // The simulator's channels are added to the keyring so its group messages decrypt.
+  let simulatorFeed = null;
+  const channels = [...settings.channels];
+  const engineHolder = {};
+  const pipelineHolder = {};
+  if (simulatorSettings.enabled) {
+    simulatorFeed = createSimulatorFeed({
+      pipeline: { submitMessage: (...args) => pipelineHolder.pipeline.submitMessage(...args) },
+      simulator: { seed: simulatorSettings.seed },
+      ratePerSecond: simulatorSettings.ratePerSecond,
+    });
+    for (const channel of simulatorFeed.channels) {
+      if (!channels.some((c) => (c.name || c) === channel.name)) channels.push({ name: channel.name, key: channel.key });
+    }
+  }
+
+  const engine = createEngine({
+    channels,
+    store: { memoryBudgetBytes: settings.store.memoryBudgetMB * 1024 * 1024, maxTransmissions: settings.store.maxTransmissions },
+  });
+  engineHolder.engine = engine;
+  const metrics = createPerfMetrics();
+  const cache = createViewCache({
+    ttlMs: settings.cache.ttlMs,
+    viewTtlMs: settings.cache.viewTtlMs,
+    staleWhileRevalidate: settings.cache.staleWhileRevalidateMs,
+    maxEntries: settings.cache.maxEntries,
+  });
+
+  const persistence = settings.persistence.enabled ? await startPersistence({ engine, settings, log }) : null;
+
+  const pipeline = createPipeline({ engine, persistence, queue: settings.queue, log });
+  pipelineHolder.pipeline = pipeline;
+
+  // Snapshots carry when they were made and the newest packet they include, so a client can
+  // show how old its data is and a load test can measure ingest-to-screen delay.
+  const decorate = (viewName, snapshot) => ({
+    ...snapshot,
+    generatedAt: Date.now(),
+    newestPacketAt: engine.store.lastTime || null,
+  });
+
+  let mqttSources = null;
+  const perfView = {
+    snapshot: () => health(),
+  };
+  const hub = new PublishHub((name) => {
+    if (name === 'perf') {
+      return { normalizeParams: () => ({}), versionFor: () => Math.floor(Date.now() / 1000), snapshot: () => health() };
+    }
+    const view = engine.views.get(name);
+    if (!view) return null;
+    return {
+      normalizeParams: view.normalizeParams,
+      versionFor: (params) => view.versionFor(params),
+      snapshot: (params, now) => decorate(name, view.snapshot(params, now)),
+    };
+  }, { publishIntervalMs: settings.publish.intervalMs, timeRefreshMs: settings.publish.timeRefreshMs, onError: (err, group) => log.error(`publish ${group.key}:`, err.message) });
+
+  function health() {
+    return {
+      status: 'ok',
+      generatedAt: Date.now(),
+      meteorRelease: Meteor.release,
+      store: engine.store.stats(),
+      ingest: pipeline.stats(),
+      persistence: persistence ? persistence.stats() : { enabled: false },
+      cache: cache.stats(),
+      publish: hub.stats(),
+      sessions: Meteor.server.sessions.size,
+      websocketCompression: describeWebsocketCompression(process.env.SERVER_WEBSOCKET_COMPRESSION),
+      asyncQueue: {
+        batchSize: process.env.METEOR_ASYNC_QUEUE_BATCH_SIZE || 'meteor default',
+        maxConcurrency: process.env.METEOR_ASYNC_QUEUE_MAX_CONCURRENT || 'meteor default',
+      },
+      sources: {
+        simulator: simulatorFeed ? simulatorFeed.stats() : { enabled: false },
+        mqtt: mqttSources ? mqttSources.stats() : [],
+      },
+      perf: metrics.snapshot(),
+    };
+  }
+
+  const viewNames = Array.from(engine.views.keys());
+  const publications = registerViewPublications({ hub, viewNames: [...viewNames, 'perf'], settings });
+  const methods = registerViewMethods({ engine, cache, decorate, metrics, extraViews: { perf: perfView } });
+  registerRateLimits({ methods, publications, settings });
+  registerRestApi({
+    handlers: handlersOf(WebApp), engine, cache, decorate, health, settings,
+    packetsHandler: createPacketsHandler({ pipeline, apiKey: settings.apiKey, maxBodyBytes: settings.sources.http.maxBodyBytes, maxBatch: settings.sources.http.maxBatch }),
+  });
+
+  // Pre-warm the method cache so the first dashboard call is a hit.
+  for (const name of viewNames) {
+    const view = engine.views.get(name);
+    const params = (() => { try { return view.normalizeParams({}); } catch (err) { return null; } })();
+    if (params) cache.warm(name, params, view.versionFor(params), () => decorate(name, view.snapshot(params, Date.now()))).catch(() => {});
+  }
+
+  if (settings.sources.mqtt.length) {
+    mqttSources = createMqttSources({ brokers: settings.sources.mqtt, pipeline, log });
+  }
+  if (simulatorFeed) {
+    simulatorFeed.start();
+    log.info(`simulator feed on at ${simulatorSettings.ratePerSecond} reports/s (settings.sources.simulator)`);
+  }
+  log.info(`ready: ${viewNames.length} views, ${engine.store.size} transmissions in memory`);
+});

@@ -1,0 +1,299 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { checkAgainstBruteForce, simulatedReports, assertClose, seededRandom } = require('../../helpers/mesh');
+const { newHourBucket, addTime } = require('../../../imports/core/analytics/node-health');
+const { createEngine } = require('../../../imports/core/engine');
+const { VIEWS_BY_NAME } = require('../../../imports/core/analytics');
+const { nodeStatus } = require('../../../imports/core/node-status');
+const { PAYLOAD_TYPES } = require('../../../imports/core/decode');
+
+const HOUR = 3600e3;
+const DAY = 24 * HOUR;
+
+const average = (values) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : null);
+const byCountThenKey = (a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1);
+
+/** Brute force, straight from the definitions, over every stored transmission. */
+function bruteNode(store, params, now) {
+  const node = store.nodes.get(params.pubKey);
+  if (!node) return { found: false };
+  const pubKey = node.pubKey;
+  const own = [pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6)];
+  const isOwn = (prefix) => own.includes(prefix);
+  const all = store.transmissions();
+  const txs = all.filter((tx) => (tx.advert && tx.advert.pubKey === pubKey) || isOwn(tx.srcHash) || isOwn(tx.destHash)
+    || tx.observations.some((o) => o.path.some(isOwn)));
+  const snrs = (list) => list.filter((o) => o.snr !== null).map((o) => o.snr);
+  const observationsOf = (list) => list.flatMap((tx) => tx.observations);
+
+  const sharers = Array.from(store.nodes.values()).filter((n) => n.pubKey !== pubKey && n.pubKey.slice(0, 2) === pubKey.slice(0, 2))
+    .map((n) => ({ pubKey: n.pubKey, name: n.name })).sort((a, b) => (a.pubKey < b.pubKey ? -1 : 1));
+  const advertTxs = all.filter((tx) => tx.advert && tx.advert.pubKey === pubKey);
+  const adverts = advertTxs.slice(-20).reverse().map((tx) => ({
+    time: tx.time, timestamp: tx.advert.timestamp, name: tx.advert.name, lat: tx.advert.lat, lon: tx.advert.lon, role: tx.advert.role,
+    observers: Array.from(new Set(tx.observations.map((o) => o.observer.id))),
+  }));
+
+  const observations = observationsOf(txs);
+  const perObserver = new Map();
+  for (const o of observations) {
+    if (!perObserver.has(o.observer.id)) perObserver.set(o.observer.id, []);
+    perObserver.get(o.observer.id).push(o);
+  }
+  const midnight = Math.floor(now / DAY) * DAY;
+  const health = {
+    status: nodeStatus(node, now),
+    lastHeard: node.lastSeen,
+    observerCount: perObserver.size,
+    packets: txs.length,
+    packetsToday: txs.filter((tx) => tx.time >= midnight && tx.time < midnight + DAY).length,
+    meanSnr: average(snrs(observations)),
+    meanRssi: average(observations.filter((o) => o.rssi !== null).map((o) => o.rssi)),
+    meanHops: average(txs.map((tx) => tx.hopCount)),
+    observers: Array.from(perObserver).map(([id, list]) => [id, list.length, list]).sort(byCountThenKey)
+      .map(([id, count, list]) => ({ observer: id, count, meanSnr: average(snrs(list)), meanRssi: average(list.filter((o) => o.rssi !== null).map((o) => o.rssi)) })),
+    recentPackets: txs.slice(-10).reverse().map((tx) => ({ hash: tx.hash, time: tx.time, payloadType: tx.payloadType, hops: tx.hopCount, snr: average(snrs(tx.observations)) })),
+  };
+
+  // Window: the days * 24 whole UTC hours ending with the hour holding `now`.
+  const lastHour = Math.floor(now / HOUR) * HOUR;
+  const windowStart = lastHour - (params.days * 24 - 1) * HOUR;
+  const inWindow = txs.filter((tx) => tx.time >= windowStart && tx.time < lastHour + HOUR);
+  const hours = new Map();
+  for (const tx of inWindow) {
+    const hour = Math.floor(tx.time / HOUR) * HOUR;
+    if (!hours.has(hour)) hours.set(hour, []);
+    hours.get(hour).push(tx);
+  }
+  const hourList = Array.from(hours.keys()).sort((a, b) => a - b);
+  const packetTypes = {};
+  for (const tx of inWindow) {
+    const name = PAYLOAD_TYPES[tx.payloadType] || `TYPE_${tx.payloadType}`;
+    packetTypes[name] = (packetTypes[name] || 0) + 1;
+  }
+  const coverage = new Map();
+  for (const o of observationsOf(inWindow)) coverage.set(o.observer.id, (coverage.get(o.observer.id) || 0) + 1);
+  const hopDistribution = { 0: 0, 1: 0, 2: 0, 3: 0, '4+': 0 };
+  for (const tx of inWindow) hopDistribution[tx.hopCount >= 4 ? '4+' : String(tx.hopCount)]++;
+  const peers = new Map();
+  for (const tx of inWindow) {
+    const origin = (tx.advert && tx.advert.pubKey === pubKey) || isOwn(tx.srcHash);
+    for (const o of tx.observations) {
+      const adjacent = new Set();
+      o.path.forEach((hop, i) => {
+        if (!isOwn(hop)) return;
+        if (i > 0 && !isOwn(o.path[i - 1])) adjacent.add(o.path[i - 1]);
+        if (i < o.path.length - 1 && !isOwn(o.path[i + 1])) adjacent.add(o.path[i + 1]);
+      });
+      if (origin && o.path.length && !isOwn(o.path[0])) adjacent.add(o.path[0]);
+      if (isOwn(tx.srcHash) && tx.destHash && !isOwn(tx.destHash)) adjacent.add(tx.destHash);
+      if (isOwn(tx.destHash) && tx.srcHash && !isOwn(tx.srcHash)) adjacent.add(tx.srcHash);
+      for (const peer of adjacent) peers.set(peer, (peers.get(peer) || 0) + 1);
+    }
+  }
+  const heatmap = Array.from({ length: 7 }, () => new Array(24).fill(0));
+  for (const tx of inWindow) heatmap[new Date(tx.time).getUTCDay()][new Date(tx.time).getUTCHours()]++;
+  const times = inWindow.map((tx) => tx.time);
+  const edges = [windowStart, ...times, now];
+  let longestSilence = { ms: 0, from: windowStart, to: windowStart };
+  for (let i = 1; i < edges.length; i++) {
+    if (edges[i] - edges[i - 1] > longestSilence.ms) longestSilence = { ms: edges[i] - edges[i - 1], from: edges[i - 1], to: edges[i] };
+  }
+  const relayed = inWindow.filter((tx) => tx.observations.some((o) => o.path.some(isOwn))).length;
+  const windowSnrs = snrs(observationsOf(inWindow));
+  const snrMean = average(windowSnrs);
+  const snrStdDev = snrMean === null ? null : Math.sqrt(average(windowSnrs.map((x) => (x - snrMean) ** 2)));
+  let signalGrade = null;
+  if (snrMean !== null) {
+    if (snrMean > 15 && snrStdDev < 2) signalGrade = 'A';
+    else if (snrMean > 15) signalGrade = 'A-';
+    else if (snrMean > 12 && snrStdDev < 3) signalGrade = 'B+';
+    else if (snrMean > 8) signalGrade = 'B';
+    else if (snrMean > 3) signalGrade = 'C';
+    else signalGrade = 'D';
+  }
+  const analytics = {
+    days: params.days,
+    windowStart,
+    packets: inWindow.length,
+    relayed,
+    relayPct: inWindow.length ? (100 * relayed) / inWindow.length : null,
+    hourlyActivity: hourList.map((hour) => ({ hour, packets: hours.get(hour).length })),
+    snrTrend: hourList.filter((hour) => snrs(observationsOf(hours.get(hour))).length)
+      .map((hour) => ({ hour, meanSnr: average(snrs(observationsOf(hours.get(hour)))) })),
+    packetTypes,
+    observerCoverage: Array.from(coverage).sort(byCountThenKey).map(([observer, count]) => ({ observer, count })),
+    hopDistribution,
+    topPeers: Array.from(peers).sort(byCountThenKey).slice(0, 20).map(([peer, count]) => {
+      const candidates = Array.from(store.nodes.values()).filter((n) => n.pubKey.startsWith(peer));
+      return { peer, count, candidates: candidates.length, name: candidates.length === 1 ? candidates[0].name : null };
+    }),
+    heatmap,
+    activeHours: hours.size,
+    availabilityPct: (100 * hours.size) / (params.days * 24),
+    longestSilence,
+    snrMean,
+    snrStdDev,
+    signalGrade,
+  };
+  return {
+    found: true,
+    node: {
+      pubKey, name: node.name, role: node.role, lat: node.lat, lon: node.lon, firstSeen: node.firstSeen, lastSeen: node.lastSeen,
+      lastAdvert: node.lastAdvert, status: nodeStatus(node, now), advertsStored: advertTxs.length,
+    },
+    ambiguousPrefix: sharers.length > 0,
+    sharesPrefixWith: sharers,
+    adverts,
+    health,
+    analytics,
+  };
+}
+
+/** Nodes worth checking: the busiest, one sharing its first byte with another, the first and last learned, an unknown key. */
+function interestingParams(store) {
+  const nodes = Array.from(store.nodes.values());
+  if (nodes.length === 0) return [{ pubKey: 'ab'.repeat(32) }];
+  const busiest = nodes.reduce((best, node) => (store.transmissionsOfNode(node.pubKey).length > store.transmissionsOfNode(best.pubKey).length ? node : best));
+  const shared = nodes.find((node) => nodes.some((other) => other !== node && other.pubKey.slice(0, 2) === node.pubKey.slice(0, 2)));
+  const list = [
+    { pubKey: busiest.pubKey }, { pubKey: busiest.pubKey, days: 1 }, { pubKey: busiest.pubKey.toUpperCase(), days: 90 },
+    { pubKey: nodes[0].pubKey, days: 2 }, { pubKey: nodes[nodes.length - 1].pubKey },
+    { pubKey: '00'.repeat(32) },
+  ];
+  if (shared) list.push({ pubKey: shared.pubKey, days: 3 });
+  return list;
+}
+
+test('node equals a brute-force recomputation after random inserts and evictions', () => {
+  checkAgainstBruteForce({ view: 'node', bruteForce: bruteNode, paramsList: interestingParams });
+});
+
+test('node equals the brute force for every node, with another seed', () => {
+  checkAgainstBruteForce({
+    view: 'node', bruteForce: bruteNode, seed: 23, count: 2000, checks: 4,
+    paramsList: (store) => Array.from(store.nodes.keys()).map((pubKey, i) => ({ pubKey, days: 1 + (i % 90) })),
+  });
+});
+
+test('node windows cut through stored traffic: times stretched over ten days', () => {
+  const { reports, channels } = simulatedReports({ seed: 13, count: 2400 });
+  const start = reports[0].time;
+  // Slowed down to span ten days, so 1- and 2-day windows leave packets out and leave silent hours.
+  const factor = (10 * DAY) / (reports[reports.length - 1].time - start);
+  const stretched = reports.map((report) => ({ ...report, time: Math.round(start + (report.time - start) * factor) }));
+  const engine = createEngine({ channels, views: ['node', 'bulkHealth'] });
+  let next = 0;
+  for (const share of [0.3, 0.6, 1]) {
+    while (next < stretched.length * share) engine.ingest(stretched[next++]);
+    for (let i = 0; i < engine.store.size * 0.2; i++) engine.store.evictOldest();
+    const now = engine.store.lastTime + 5 * HOUR;
+    const params = interestingParams(engine.store).flatMap((p) => [p, { pubKey: p.pubKey, days: 1 }, { pubKey: p.pubKey, days: 2 }]);
+    for (const raw of params) {
+      const normalized = engine.view('node').normalizeParams(raw);
+      assertClose(engine.snapshot('node', raw, now), bruteNode(engine.store, normalized, now), `node(${JSON.stringify(raw)})`);
+    }
+  }
+  const busiest = interestingParams(engine.store)[0];
+  const analytics = engine.snapshot('node', { pubKey: busiest.pubKey, days: 2 }, engine.store.lastTime).analytics;
+  assert.ok(analytics.availabilityPct > 0 && analytics.availabilityPct < 100, 'some hours silent, some not');
+  assert.ok(analytics.longestSilence.ms > HOUR, 'a silence longer than an hour');
+});
+
+for (const views of [['node'], ['nodes', 'node', 'bulkHealth']]) {
+  test(`node tells subscribers only about the nodes a packet involves (views ${views.join(', ')})`, () => {
+    const { reports, channels } = simulatedReports({ seed: 5, count: 1500 });
+    const engine = createEngine({ channels, views });
+    const view = engine.view('node');
+    reports.forEach((report, i) => {
+      if (i < 1000) {
+        engine.ingest(report);
+        return;
+      }
+      const versions = new Map(Array.from(engine.store.nodes.keys(), (pubKey) => [pubKey, view.versionFor({ pubKey })]));
+      const { tx } = engine.ingest(report);
+      for (const [pubKey, version] of versions) {
+        const involved = tx && engine.store.transmissionsOfNode(pubKey).includes(tx);
+        if (!involved) assert.equal(view.versionFor({ pubKey }), version, `${pubKey} was not involved`);
+        else assert.ok(view.versionFor({ pubKey }) > version, `${pubKey} was involved`);
+      }
+      if (i % 7 === 0) {
+        const oldest = engine.store.fifo.first();
+        const before = new Map(Array.from(engine.store.nodes.keys(), (pubKey) => [pubKey, [view.versionFor({ pubKey }), engine.store.transmissionsOfNode(pubKey).includes(oldest)]]));
+        engine.store.evictOldest();
+        for (const [pubKey, [version, involved]] of before) assert.equal(view.versionFor({ pubKey }) > version, involved, `${pubKey} after eviction`);
+      }
+    });
+  });
+}
+
+test('node, nodes and bulkHealth: views added to a filled store equal views fed live, and eviction undoes everything', () => {
+  const { reports, channels } = simulatedReports({ seed: 9, count: 2500 });
+  const names = ['nodes', 'node', 'bulkHealth'];
+  const live = createEngine({ channels, views: names });
+  const late = createEngine({ channels, views: [] });
+  for (const engine of [live, late]) {
+    reports.forEach((report, i) => {
+      engine.ingest(report);
+      if (i % 5 === 0) engine.store.evictOldest();
+    });
+  }
+  const added = names.map((name) => late.store.addView(VIEWS_BY_NAME.get(name).create(late.store)));
+  const now = live.store.lastTime + 1000;
+  for (const pubKey of live.store.nodes.keys()) assertClose(added[1].snapshot({ pubKey, days: 30 }, now), live.snapshot('node', { pubKey, days: 30 }, now), pubKey);
+  assertClose(added[0].snapshot({ limit: 500 }, now), live.snapshot('nodes', { limit: 500 }, now), 'nodes');
+  assertClose(added[2].snapshot({ limit: 200 }, now), live.snapshot('bulkHealth', { limit: 200 }, now), 'bulkHealth');
+  // A view registered after the others shares their aggregates and ignores its catch-up replay.
+  const another = live.store.addView(VIEWS_BY_NAME.get('bulkHealth').create(live.store));
+  assertClose(another.snapshot({ limit: 200 }, now), live.snapshot('bulkHealth', { limit: 200 }, now), 'bulkHealth added late');
+
+  for (const engine of [live, late]) {
+    const tracker = engine.store.views.find((view) => view.name === 'node').state.tracker;
+    assert.ok(engine.store.views.every((view) => !names.includes(view.name) || view.state.tracker === tracker), 'one tracker per store');
+    while (engine.store.size > 0) engine.store.evictOldest();
+    for (const aggregate of tracker.aggregates.values()) {
+      assert.deepEqual([aggregate.packets, aggregate.relayed, aggregate.hopsSum, aggregate.snrCount, aggregate.rssiCount], [0, 0, 0, 0, 0]);
+      assert.equal(aggregate.snrSum, 0);
+      assert.equal(aggregate.observers.size + aggregate.hours.size, 0, 'buckets left behind');
+    }
+  }
+});
+
+test('an hour bucket\'s first, last and longest gap stay exact while it says so, whatever the insertion order', () => {
+  const random = seededRandom(3);
+  let exactChecks = 0;
+  for (let round = 0; round < 300; round++) {
+    const hour = newHourBucket();
+    const times = [];
+    let clock = Math.floor(random() * 1000);
+    for (let i = 0; i < 30; i++) {
+      // Mostly in time order, sometimes a late-attributed earlier packet, sometimes a tie.
+      const roll = random();
+      if (roll < 0.6) clock += Math.floor(random() * 120e3);
+      const time = roll < 0.8 ? clock : Math.floor(random() * (clock + 1));
+      addTime(hour, time);
+      hour.packets++;
+      times.push(time);
+      if (!hour.timesExact) break;
+      const sorted = [...times].sort((a, b) => a - b);
+      let maxGap = 0;
+      let maxGapEnd = null;
+      for (let j = 1; j < sorted.length; j++) {
+        if (sorted[j] - sorted[j - 1] > maxGap) { maxGap = sorted[j] - sorted[j - 1]; maxGapEnd = sorted[j]; }
+      }
+      assert.deepEqual([hour.first, hour.last, hour.maxGap], [sorted[0], sorted[sorted.length - 1], maxGap], `round ${round}: ${times}`);
+      if (maxGap > 0) assert.equal(hour.maxGapEnd, maxGapEnd, `round ${round}: ${times}`);
+      exactChecks++;
+    }
+  }
+  assert.ok(exactChecks > 1000);
+});
+
+test('node answers { found: false } for an unknown key and rejects a malformed one', () => {
+  const engine = createEngine({ views: ['node'] });
+  assert.deepEqual(engine.snapshot('node', { pubKey: 'ab'.repeat(32) }), { found: false });
+  assert.throws(() => engine.snapshot('node', { pubKey: 'abc' }), /must match/);
+  assert.throws(() => engine.snapshot('node', {}), /is required/);
+  assert.throws(() => engine.snapshot('node', { pubKey: 'ab'.repeat(32), days: 91 }), /at most 90/);
+});

@@ -1,0 +1,191 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { checkAgainstBruteForce } = require('../../helpers/mesh');
+const { PacketStore } = require('../../../imports/core/store');
+const subpaths = require('../../../imports/core/analytics/subpaths');
+
+const withoutUnit = ({ unit, ...figures }) => figures;
+const project = (snapshot) => (snapshot.detail ? { detail: withoutUnit(snapshot.detail) } : withoutUnit(snapshot));
+
+function bruteResolve(store, hop) {
+  const matches = Array.from(store.nodes.values()).filter((node) => node.pubKey.startsWith(hop)).sort((a, b) => (a.pubKey < b.pubKey ? -1 : 1));
+  const brief = (node) => ({ pubKey: node.pubKey, name: node.name, role: node.role });
+  return { node: matches.length === 1 ? brief(matches[0]) : null, candidates: matches.length > 1 ? matches.slice(0, 10).map(brief) : [], candidateCount: matches.length };
+}
+
+/** Every observed path (one per observation), oldest first. */
+function allPaths(store) {
+  const paths = [];
+  for (const tx of store.transmissions()) for (const o of tx.observations) paths.push({ path: o.path, observation: o });
+  return paths;
+}
+
+/** The distinct contiguous runs of 2..8 hops in one path. */
+function runsOf(path) {
+  const runs = new Set();
+  for (let i = 0; i < path.length; i++) {
+    for (let length = 2; length <= 8 && i + length <= path.length; length++) runs.add(path.slice(i, i + length).join(','));
+  }
+  return runs;
+}
+
+function bruteList(store, params) {
+  const counts = new Map();
+  let totalPaths = 0;
+  for (const { path } of allPaths(store)) {
+    if (path.length < 2) continue;
+    totalPaths++;
+    for (const run of runsOf(path)) counts.set(run, (counts.get(run) || 0) + 1);
+  }
+  const inRange = Array.from(counts).filter(([run]) => {
+    const length = run.split(',').length;
+    return length >= params.minLength && length <= params.maxLength;
+  });
+  inRange.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  return {
+    totalPaths,
+    minLength: params.minLength,
+    maxLength: params.maxLength,
+    distinct: inRange.length,
+    subpaths: inRange.slice(0, params.limit).map(([run, count]) => {
+      const hops = run.split(',');
+      return { subpath: run, hops, length: hops.length, count, share: count / totalPaths, names: hops.map((hop) => bruteResolve(store, hop).node?.name ?? null) };
+    }),
+  };
+}
+
+function bruteDetail(store, params) {
+  const hops = params.subpath.split(',');
+  const observers = new Map();
+  const previous = new Map();
+  const next = new Map();
+  let count = 0;
+  let totalPaths = 0;
+  let firstSeen = null;
+  let lastSeen = null;
+  for (const { path, observation } of allPaths(store)) {
+    if (path.length >= 2) totalPaths++;
+    const before = new Set();
+    const after = new Set();
+    for (let i = 0; i + hops.length <= path.length; i++) {
+      if (path.slice(i, i + hops.length).join(',') !== params.subpath) continue;
+      before.add(i > 0 ? path[i - 1] : null);
+      after.add(i + hops.length < path.length ? path[i + hops.length] : null);
+    }
+    if (before.size === 0) continue;
+    count++;
+    const id = observation.observer.id;
+    if (!observers.has(id)) observers.set(id, { id, name: observation.observer.name, region: observation.observer.region, count: 0 });
+    observers.get(id).count++;
+    firstSeen = firstSeen === null ? observation.time : Math.min(firstSeen, observation.time);
+    lastSeen = lastSeen === null ? observation.time : Math.max(lastSeen, observation.time);
+    for (const hop of before) previous.set(hop, (previous.get(hop) || 0) + 1);
+    for (const hop of after) next.set(hop, (next.get(hop) || 0) + 1);
+  }
+  const rows = (map) => Array.from(map, ([hop, n]) => ({ hop, count: n })).sort((a, b) => b.count - a.count || ((a.hop ?? '') < (b.hop ?? '') ? -1 : 1));
+  return {
+    detail: {
+      subpath: params.subpath,
+      length: hops.length,
+      count,
+      share: totalPaths ? count / totalPaths : 0,
+      totalPaths,
+      hops: hops.map((hop) => ({ hop, hashSize: hop.length / 2, ...bruteResolve(store, hop) })),
+      observers: Array.from(observers.values()).sort((a, b) => b.count - a.count || (a.id < b.id ? -1 : 1)),
+      firstSeen,
+      lastSeen,
+      previous: rows(previous),
+      next: rows(next),
+    },
+  };
+}
+
+const bruteSubpaths = (store, params) => (params.subpath !== null ? bruteDetail(store, params) : bruteList(store, params));
+
+/** List params plus detail params for subpaths picked from the data (busiest, longest, absent). */
+function paramsFor(store) {
+  const list = [{}, { minLength: 3, maxLength: 5, limit: 7 }, { limit: 100 }, { minLength: 8 }, { maxLength: 2, limit: 3 }];
+  const paths = allPaths(store).map((p) => p.path).filter((path) => path.length >= 2);
+  if (paths.length) {
+    const longest = paths.reduce((a, b) => (b.length > a.length ? b : a));
+    list.push({ subpath: longest.slice(0, 2).join(',') }, { subpath: longest.slice(-Math.min(8, longest.length)).join(',').toUpperCase() });
+    list.push({ subpath: paths[paths.length - 1].slice(0, 3).join(',') });
+  }
+  list.push({ subpath: 'ff,ee,dd' });
+  return list;
+}
+
+test('subpaths equals a brute-force recount after random inserts and evictions', () => {
+  checkAgainstBruteForce({ view: 'subpaths', bruteForce: bruteSubpaths, paramsList: paramsFor, project });
+});
+
+test('subpaths stays exact on other seeds, including the busiest subpath in detail', () => {
+  for (const seed of [5, 13]) {
+    checkAgainstBruteForce({
+      view: 'subpaths',
+      bruteForce: bruteSubpaths,
+      seed,
+      count: 4000,
+      checks: 4,
+      project,
+      paramsList: (store) => {
+        const engineSnapshot = bruteList(store, { minLength: 2, maxLength: 8, limit: 1 });
+        return [...paramsFor(store), ...engineSnapshot.subpaths.map((row) => ({ subpath: row.subpath }))];
+      },
+    });
+  }
+});
+
+test('a subpath repeated inside one path counts once for that path', () => {
+  const store = new PacketStore();
+  const view = store.addView(subpaths.create(store));
+  // GRP_TXT flood (header 0x15), 6 one-byte hops aa,bb,aa,bb,aa,bb, then channel hash, MAC, ciphertext.
+  const raw = `1506${'aabb'.repeat(3)}11223344556677`;
+  store.ingest({ raw, observerId: 'obs1', time: 1000 });
+  const list = view.snapshot({ limit: 100 });
+  assert.equal(list.totalPaths, 1);
+  assert.deepEqual(list.subpaths.find((row) => row.subpath === 'aa,bb').count, 1);
+  assert.deepEqual(list, { ...bruteList(store, view.normalizeParams({ limit: 100 })), unit: list.unit });
+  const detail = view.snapshot({ subpath: 'aa,bb' }).detail;
+  assert.deepEqual(detail.next, [{ hop: 'aa', count: 1 }, { hop: null, count: 1 }].sort((a, b) => ((a.hop ?? '') < (b.hop ?? '') ? -1 : 1)));
+  assert.deepEqual(project(view.snapshot({ subpath: 'aa,bb' })), bruteDetail(store, view.normalizeParams({ subpath: 'aa,bb' })));
+  store.evictOldest();
+  assert.equal(view.state.totalPaths, 0);
+  assert.ok(view.state.byLength.every((map) => map.size === 0));
+});
+
+test('subpaths rejects bad parameters by name', () => {
+  const store = new PacketStore();
+  const view = store.addView(subpaths.create(store));
+  assert.throws(() => view.snapshot({ minLength: 5, maxLength: 3 }), /minLength/);
+  assert.throws(() => view.snapshot({ limit: 101 }), /limit/);
+  assert.throws(() => view.snapshot({ subpath: 'aa' }), /subpath/);
+  assert.throws(() => view.snapshot({ subpath: 'aa,zz' }), /subpath/);
+  assert.throws(() => view.snapshot({ subpath: Array(10).fill('aa').join(',') }), /subpath/);
+});
+
+test('subpath first/last seen stay exact over a day of traffic with evictions across hours', () => {
+  const { createEngine } = require('../../../imports/core/engine');
+  const { simulatedReports, assertClose, seededRandom } = require('../../helpers/mesh');
+  const { reports, channels } = simulatedReports({ seed: 21, count: 3000 });
+  // Stretch the clock 40x so the run spans many hours (order and dedup are unchanged).
+  const t0 = reports[0].time;
+  const stretched = reports.map((report) => ({ ...report, time: t0 + (report.time - t0) * 40 }));
+  const engine = createEngine({ channels, views: ['subpaths'] });
+  const view = engine.view('subpaths');
+  const random = seededRandom(99);
+  let next = 0;
+  while (next < stretched.length) {
+    for (let i = 0; i < 400 && next < stretched.length; i++) engine.ingest(stretched[next++]);
+    const evictions = Math.floor(random() * engine.store.size * 0.3);
+    for (let i = 0; i < evictions; i++) engine.store.evictOldest();
+    const top = view.snapshot({ limit: 100 }).subpaths;
+    for (const row of top.filter((_, i) => i % 7 === 0)) {
+      const params = view.normalizeParams({ subpath: row.subpath });
+      assertClose(project(view.snapshot(params)), bruteDetail(engine.store, params), `detail ${row.subpath}`);
+    }
+  }
+  const hours = new Set(engine.store.transmissions().map((tx) => Math.floor(tx.time / 3600e3)));
+  assert.ok(hours.size > 3, `the run spans ${hours.size} stored hours`);
+});

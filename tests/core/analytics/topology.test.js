@@ -1,0 +1,97 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { checkAgainstBruteForce } = require('../../helpers/mesh');
+
+const withoutUnits = ({ units, ...figures }) => figures;
+
+/** Nodes named by a hop prefix, looked up by scanning the whole node directory. */
+function bruteResolve(store, hop) {
+  const matches = Array.from(store.nodes.values()).filter((node) => node.pubKey.startsWith(hop)).sort((a, b) => (a.pubKey < b.pubKey ? -1 : 1));
+  const brief = (node) => ({ pubKey: node.pubKey, name: node.name, role: node.role });
+  return {
+    node: matches.length === 1 ? brief(matches[0]) : null,
+    candidates: matches.length > 1 ? matches.slice(0, 10).map(brief) : [],
+    candidateCount: matches.length,
+  };
+}
+
+function top(counts, limit) {
+  return Array.from(counts.entries()).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit);
+}
+
+function hopStats(list) {
+  if (!list.length) return { count: 0, mean: null, median: null, max: null };
+  const sorted = list.slice().sort((a, b) => a - b);
+  const n = sorted.length;
+  return {
+    count: n,
+    mean: sorted.reduce((s, v) => s + v, 0) / n,
+    median: n % 2 ? sorted[(n - 1) / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2,
+    max: sorted[n - 1],
+  };
+}
+
+function bruteTopology(store) {
+  const hopLists = [];
+  const hopCounts = new Map();
+  const pairCounts = new Map();
+  const byHops = new Map();
+  const observers = new Map();
+  let traceObservations = 0;
+  const add = (map, key) => map.set(key, (map.get(key) || 0) + 1);
+  for (const tx of store.transmissions()) {
+    for (const o of tx.observations) {
+      if (tx.payloadType === 9) { traceObservations++; continue; }
+      const h = o.path.length;
+      hopLists.push(h);
+      o.path.forEach((hop, i) => {
+        add(hopCounts, hop);
+        if (i > 0) add(pairCounts, `${o.path[i - 1]},${hop}`);
+      });
+      if (!byHops.has(h)) byHops.set(h, { hops: h, observations: 0, snrs: [] });
+      byHops.get(h).observations++;
+      if (o.snr !== null) byHops.get(h).snrs.push(o.snr);
+      if (!observers.has(o.observer.id)) observers.set(o.observer.id, { observer: o.observer, hops: [], heard: new Set() });
+      observers.get(o.observer.id).hops.push(h);
+      for (const hop of o.path) observers.get(o.observer.id).heard.add(hop);
+    }
+  }
+  const figures = hopStats(hopLists);
+  const distribution = [];
+  for (let h = 0; figures.max !== null && h <= figures.max; h++) distribution.push({ hops: h, count: hopLists.filter((x) => x === h).length });
+  const hopRow = (hop) => ({ hop, hashSize: hop.length / 2, ...bruteResolve(store, hop) });
+  return {
+    observations: hopLists.length,
+    traceObservations,
+    hops: { ...figures, distribution },
+    repeaters: top(hopCounts, 20).map(([hop, count]) => ({ ...hopRow(hop), count })),
+    pairs: top(pairCounts, 15).map(([pair, count]) => ({ pair, from: hopRow(pair.split(',')[0]), to: hopRow(pair.split(',')[1]), count })),
+    hopsVsSnr: Array.from(byHops.values()).sort((a, b) => a.hops - b.hops).map((row) => ({
+      hops: row.hops, observations: row.observations, snrCount: row.snrs.length, meanSnr: row.snrs.length ? row.snrs.reduce((s, v) => s + v, 0) / row.snrs.length : null,
+    })),
+    observers: Array.from(observers.entries()).map(([id, row]) => {
+      const own = hopStats(row.hops);
+      return { id, name: row.observer.name, region: row.observer.region, observations: row.hops.length, distinctHops: row.heard.size, meanHops: own.mean, maxHops: own.max };
+    }).sort((a, b) => b.observations - a.observations || (a.id < b.id ? -1 : 1)),
+  };
+}
+
+test('topology equals a brute-force recomputation after random inserts and evictions', () => {
+  checkAgainstBruteForce({ view: 'topology', bruteForce: bruteTopology, paramsList: [{}, undefined], project: withoutUnits });
+});
+
+test('topology stays exact on other seeds', () => {
+  for (const seed of [2, 11]) checkAgainstBruteForce({ view: 'topology', bruteForce: bruteTopology, seed, count: 4000, checks: 5, project: withoutUnits });
+});
+
+test('topology returns to empty once every transmission is evicted', () => {
+  const engine = checkAgainstBruteForce({ view: 'topology', bruteForce: bruteTopology, checks: 2, project: withoutUnits });
+  while (engine.store.size) engine.store.evictOldest();
+  const state = engine.view('topology').state;
+  assert.equal(state.hopCounts.size, 0);
+  assert.equal(state.pairCounts.size, 0);
+  assert.equal(state.observers.size, 0);
+  assert.equal(state.observations + state.traceObservations, 0);
+  assert.ok(state.snrByHops.every((mean) => mean.count === 0 && mean.gridSum === 0));
+});

@@ -1,0 +1,29 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { resolveSettings, DEFAULT_SETTINGS } = require('../../imports/core/settings');
+const { websocketCompressionEnv, describeWebsocketCompression, supportsThreshold } = require('../../imports/core/compression');
+
+test('settings merge over the defaults without losing nested defaults', () => {
+  const settings = resolveSettings({ store: { memoryBudgetMB: 64 }, channels: ['#x'], public: { tileUrl: 'http://t/{z}/{x}/{y}.png' } }, { MESHPULSE_API_KEY: 'k' });
+  assert.equal(settings.store.memoryBudgetMB, 64);
+  assert.equal(settings.store.maxTransmissions, DEFAULT_SETTINGS.store.maxTransmissions);
+  assert.deepEqual(settings.channels, ['#x']);
+  assert.equal(settings.apiKey, 'k');
+  assert.equal(settings.public.defaultDataMode, 'reactive');
+  assert.equal(DEFAULT_SETTINGS.store.memoryBudgetMB, 512, 'defaults are not mutated');
+});
+
+test('compression presets map to the environment value Meteor reads', () => {
+  assert.equal(websocketCompressionEnv('off', '3.5.2'), 'false');
+  assert.equal(websocketCompressionEnv('meteor-default', '3.5.2'), undefined);
+  assert.equal(JSON.parse(websocketCompressionEnv('threshold-fast', 'METEOR@3.5.2')).threshold, 1024);
+  // Meteor 3.0.x rejects `threshold` at start-up, so it is left out there.
+  assert.equal(JSON.parse(websocketCompressionEnv('threshold-fast', 'METEOR@3.0.4')).threshold, undefined);
+  assert.equal(supportsThreshold('3.1.1'), true);
+  assert.equal(supportsThreshold('3.1.0'), false);
+  assert.throws(() => websocketCompressionEnv('gzip9', '3.5.2'), /unknown compression preset/);
+  assert.equal(describeWebsocketCompression(websocketCompressionEnv('balanced', '3.5.2')).mode, 'balanced');
+  assert.equal(describeWebsocketCompression(undefined).mode, 'meteor-default');
+  assert.equal(describeWebsocketCompression('{nope').mode, 'invalid');
+});
