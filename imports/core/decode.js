@@ -53,7 +53,29 @@ function contentHash(payloadType, pathLenByte, bytes, payloadOffset) {
   const sha = crypto.createHash('sha256');
   sha.update(payloadType === 9 ? Buffer.from([payloadType, pathLenByte]) : Buffer.from([payloadType]));
   sha.update(bytes.subarray(payloadOffset));
-  return sha.digest('hex').slice(0, 16);
+  // toString on the 8 bytes, not slice() of the 64-char hex: a slice would keep the whole
+  // parent string alive in every stored transmission.
+  return sha.digest().toString('hex', 0, 8);
+}
+
+/**
+ * Hop hashes, source/destination hashes and channel hashes repeat endlessly (a mesh has a few
+ * hundred nodes), so each distinct short hex string is kept once and shared by every packet
+ * that mentions it. Bounded: past MAX_INTERNED distinct values, new ones are not interned.
+ */
+const MAX_INTERNED = 200000;
+const interned = new Map();
+
+function hexOf(bytes, start, end) {
+  // Key by the numeric value (at most 3 bytes here) plus length, to avoid building a string first.
+  let key = end - start;
+  for (let i = start; i < end; i++) key = key * 256 + bytes[i];
+  let value = interned.get(key);
+  if (value === undefined) {
+    value = bytes.toString('hex', start, end);
+    if (interned.size < MAX_INTERNED) interned.set(key, value);
+  }
+  return value;
 }
 
 /**
@@ -181,7 +203,7 @@ function decodePacket(input, options = {}) {
   } else {
     for (let i = 0; i < hopCount; i++) {
       const start = pathOffset + i * hashSize;
-      path.push(bytes.toString('hex', start, start + hashSize));
+      path.push(hexOf(bytes, start, start + hashSize));
     }
   }
 
@@ -208,12 +230,12 @@ function decodePacket(input, options = {}) {
 
   switch (payloadType) {
     case 0: case 1: case 2: case 8: // REQ, RESPONSE, TXT_MSG, PATH: dest, src, MAC, ciphertext
-      packet.destHash = payload.toString('hex', 0, 1);
-      packet.srcHash = payload.toString('hex', 1, 2);
+      packet.destHash = hexOf(payload, 0, 1);
+      packet.srcHash = hexOf(payload, 1, 2);
       break;
     case 7: // ANON_REQ: dest, ephemeral public key, MAC, ciphertext
-      packet.destHash = payload.toString('hex', 0, 1);
-      packet.srcHash = payload.toString('hex', 1, 2); // first byte of the ephemeral key
+      packet.destHash = hexOf(payload, 0, 1);
+      packet.srcHash = hexOf(payload, 1, 2); // first byte of the ephemeral key
       break;
     case 3:
       packet.ackChecksum = payload.toString('hex', 0, 4);
@@ -225,7 +247,7 @@ function decodePacket(input, options = {}) {
       break;
     }
     case 5: case 6: {
-      packet.channelHash = payload.toString('hex', 0, 1);
+      packet.channelHash = hexOf(payload, 0, 1);
       if (payloadType === 5 && options.keyring && options.keyring.has(packet.channelHash)) {
         for (const channel of options.keyring.get(packet.channelHash)) {
           const message = decryptGroupText(channel.key, payload.subarray(1, 3), payload.subarray(3));

@@ -71,7 +71,8 @@ async function startApp({ settings = {}, env = {}, port } = {}) {
   if (!mongoUrl) {
     const { startMongo } = require('./mongo-server');
     mongo = await startMongo();
-    mongoUrl = mongo.url;
+    // Meteor takes the database from the URL path.
+    mongoUrl = mongo.url.replace('/?', `/${mongo.dbName}?`);
   }
   const appPort = port || await freePort();
   const settingsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshpulse-settings-'));

@@ -89,13 +89,18 @@ function emptyAggregate(pubKey) {
 }
 
 /**
- * One node's packets first heard in one hour. Besides counts and sums it keeps the first and
- * last packet time and the longest gap between consecutive packets inside the hour (and where
- * it ends), so the longest silence over days needs no walk over packets. Those stay exact while
- * packets are added in time order, before the first, or outside the longest gap; when the
- * oldest packet is evicted or a late-attributed packet splits the longest gap, `timesExact`
- * turns false and the snapshot re-reads that one hour from the store's indexes.
+ * One node's packets first heard in one hour. Besides counts and sums it keeps what the
+ * longest silence needs without a walk over packets: the first packet time, the newest
+ * TIME_TAIL times in order (packets attributed late, when a later observation's path names the
+ * node, land a few seconds back, inside this tail), and for the older "settled" times their
+ * last one and their longest gap between consecutive packets (and where it ends). All of this
+ * stays exact while packets are added inside the tail, before the first, or outside the
+ * settled longest gap; when the oldest packet is evicted or a packet splits the settled longest
+ * gap, `timesExact` turns false and the snapshot re-reads that one hour from the store's
+ * indexes (eviction is oldest-first, so that is at most the node's oldest hour, plus rare splits).
  */
+const TIME_TAIL = 32;
+
 function newHourBucket() {
   return {
     packets: 0,
@@ -104,9 +109,10 @@ function newHourBucket() {
     snrSquares: 0,
     snrCount: 0,
     first: 0,
-    last: 0,
-    maxGap: 0,
+    settledLast: NaN, // NaN: no settled times yet
+    maxGap: 0, // longest gap among settled times
     maxGapEnd: 0,
+    tail: [], // newest times, ascending
     timesExact: true,
     hops: new Int32Array(5), // 0, 1, 2, 3, 4+
     types: new Int32Array(TYPE_COUNT), // payload type -> packets
@@ -116,29 +122,58 @@ function newHourBucket() {
 }
 
 function addTime(hour, time) {
+  const tail = hour.tail;
   if (hour.packets === 0) {
     hour.first = time;
-    hour.last = time;
+    hour.settledLast = NaN;
     hour.maxGap = 0;
     hour.maxGapEnd = time;
     hour.timesExact = true;
-  } else if (time >= hour.last) {
-    if (time - hour.last > hour.maxGap) {
-      hour.maxGap = time - hour.last;
-      hour.maxGapEnd = time;
-    }
-    hour.last = time;
+    tail.length = 0;
+    tail.push(time);
+    return;
+  }
+  if (Number.isNaN(hour.settledLast) || time >= hour.settledLast) {
+    let at = tail.length;
+    while (at > 0 && tail[at - 1] > time) at--;
+    tail.splice(at, 0, time);
+    if (time < hour.first) hour.first = time; // nothing settled yet
+    if (tail.length > TIME_TAIL) settleOldest(hour);
   } else if (time < hour.first) {
     // An earlier gap as long as the longest becomes the longest: the first one in time wins.
     const gap = hour.first - time;
-    if (gap > 0 && gap > hour.maxGap) {
+    if (gap > 0 && gap >= hour.maxGap) {
       hour.maxGap = gap;
       hour.maxGapEnd = hour.first;
     }
     hour.first = time;
   } else if (time > hour.maxGapEnd - hour.maxGap && time < hour.maxGapEnd) {
-    hour.timesExact = false; // splits the longest gap: the next longest is not known
+    hour.timesExact = false; // splits the settled longest gap: the next longest is not known
   }
+}
+
+function settleOldest(hour) {
+  const time = hour.tail.shift();
+  if (!Number.isNaN(hour.settledLast) && time - hour.settledLast > hour.maxGap) {
+    hour.maxGap = time - hour.settledLast;
+    hour.maxGapEnd = time;
+  }
+  hour.settledLast = time;
+}
+
+/** { first, last, maxGap, maxGapEnd } of an hour bucket whose times are exact (the first longest gap). */
+function hourTimes(hour) {
+  const tail = hour.tail;
+  let { maxGap, maxGapEnd } = hour;
+  let previous = Number.isNaN(hour.settledLast) ? tail[0] : hour.settledLast;
+  for (let i = 0; i < tail.length; i++) {
+    if (tail[i] - previous > maxGap) {
+      maxGap = tail[i] - previous;
+      maxGapEnd = tail[i];
+    }
+    previous = tail[i];
+  }
+  return { first: hour.first, last: tail[tail.length - 1], maxGap, maxGapEnd };
 }
 
 class NodeTracker {
@@ -483,16 +518,14 @@ function signalGrade(snrMean, snrStdDev) {
 module.exports = {
   NodeTracker,
   sharedTracker,
-  adjacentPeers,
   forEachTransmissionOfNode,
   recentTransmissionsOfNode,
   healthSummary,
   prefixSharers,
   signalGrade,
-  utcMidnight,
   mean,
-  hopBin,
+  // Hour-bucket time keeping, exported for its tests.
   newHourBucket,
   addTime,
-  HOUR_MS,
+  hourTimes,
 };

@@ -21,7 +21,7 @@
  */
 const { defineView, topEntries, hourBucket, HOUR_MS, DAY_MS } = require('./view');
 const {
-  sharedTracker, healthSummary, prefixSharers, signalGrade, mean,
+  sharedTracker, healthSummary, prefixSharers, signalGrade, mean, hourTimes,
   forEachTransmissionOfNode, recentTransmissionsOfNode,
 } = require('./node-health');
 const { nodeStatus } = require('../node-status');
@@ -89,7 +89,7 @@ function longestSilence(store, pubKey, hours, windowStart, now) {
   let previous = windowStart;
   let longest = { ms: 0, from: windowStart, to: windowStart };
   for (const [start, hour] of hours) {
-    const times = hour.timesExact ? hour : readHourTimes(store, pubKey, start);
+    const times = hour.timesExact ? hourTimes(hour) : readHourTimes(store, pubKey, start);
     if (times.first - previous > longest.ms) longest = { ms: times.first - previous, from: previous, to: times.first };
     if (times.maxGap > longest.ms) longest = { ms: times.maxGap, from: times.maxGapEnd - times.maxGap, to: times.maxGapEnd };
     previous = times.last;

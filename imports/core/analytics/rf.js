@@ -9,7 +9,9 @@
  * observations by report hour.
  *
  * Exactness: SNR (0.25 dB steps) and RSSI (whole dBm) are counted on integer grids, so every
- * figure is exact; off-grid values are kept exactly in a fallback (see ValueDistribution).
+ * figure is exact; off-grid or out-of-range values are kept exactly in a fallback of up to 4,096
+ * distinct values, past which they are rounded to the grid (error <= 0.125 dB / 0.5 dBm inside
+ * the range) and counted in `approximated` (see ValueDistribution).
  * Mean SNRs per payload type sum SNR*4 as integers. The scatter holds the 500 most recent
  * observations with both SNR and RSSI, exactly, "most recent" ordered by (time, transmission
  * seq, position in the transmission's observations).

@@ -46,20 +46,31 @@ function listBump(list, key, delta) {
   list.push(key, delta);
 }
 
-/** Hours stay ascending; the current hour is at the end, so apply searches from there. */
+/**
+ * Hours stay ascending. Apply counts the current hour, at the end; evict the oldest, at the
+ * front: each searches from its own end.
+ */
 function hourBump(list, hour, delta) {
-  let i = list.length - 2;
-  while (i >= 0 && list[i] > hour) i -= 2;
-  if (i >= 0 && list[i] === hour) {
-    const next = list[i + 1] + delta;
-    if (next === 0) list.splice(i, 2);
-    else list[i + 1] = next;
-    return;
+  let i;
+  if (delta < 0) {
+    i = 0;
+    while (i < list.length && list[i] !== hour) i += 2;
+    if (i >= list.length) return; // never counted: nothing to undo
+  } else {
+    i = list.length - 2;
+    while (i >= 0 && list[i] > hour) i -= 2;
+    if (i < 0 || list[i] !== hour) {
+      list.splice(i + 2, 0, hour, delta);
+      return;
+    }
   }
-  list.splice(i + 2, 0, hour, delta);
+  const next = list[i + 1] + delta;
+  if (next === 0) list.splice(i, 2);
+  else list[i + 1] = next;
 }
 
-function touch(state, length, key, observerId, hour, previous, next, sign) {
+/** Count one path in a subpath's entry; returns the entry, or null once nothing is left of it. */
+function touch(state, length, key, observerId, hour, sign) {
   const map = state.byLength[length];
   let entry = map.get(key);
   if (!entry) {
@@ -69,12 +80,11 @@ function touch(state, length, key, observerId, hour, previous, next, sign) {
   entry.count += sign;
   if (entry.count === 0) {
     map.delete(key);
-    return;
+    return null;
   }
   listBump(entry.observers, observerId, sign);
-  for (const hop of previous) listBump(entry.previous, hop, sign);
-  for (const hop of next) listBump(entry.next, hop, sign);
   hourBump(entry.hours, hour, sign);
+  return entry;
 }
 
 function hasRepeatedHop(path) {
@@ -83,10 +93,6 @@ function hasRepeatedHop(path) {
   }
   return false;
 }
-
-// Reused one-element lists for the common case (no hop repeated, so one occurrence per run).
-const onePrevious = [null];
-const oneNext = [null];
 
 function countPath(state, tx, observation, sign) {
   const path = observation.path;
@@ -100,10 +106,10 @@ function countPath(state, tx, observation, sign) {
   const groups = hasRepeatedHop(path) ? new Map() : null;
   for (let start = 0; start < hops - 1; start++) {
     let key = path[start];
+    const before = start > 0 ? path[start - 1] : null;
     const stop = Math.min(hops, start + MAX_LENGTH);
     for (let end = start + 1; end < stop; end++) {
       key += `,${path[end]}`;
-      const before = start > 0 ? path[start - 1] : null;
       const after = end + 1 < hops ? path[end + 1] : null;
       if (groups) {
         let group = groups.get(key);
@@ -114,14 +120,21 @@ function countPath(state, tx, observation, sign) {
         group.previous.add(before);
         group.next.add(after);
       } else {
-        onePrevious[0] = before;
-        oneNext[0] = after;
-        touch(state, end - start + 1, key, observerId, hour, onePrevious, oneNext, sign);
+        const entry = touch(state, end - start + 1, key, observerId, hour, sign);
+        if (entry) {
+          listBump(entry.previous, before, sign);
+          listBump(entry.next, after, sign);
+        }
       }
     }
   }
   if (groups) {
-    for (const [key, group] of groups) touch(state, group.length, key, observerId, hour, group.previous, group.next, sign);
+    for (const [key, group] of groups) {
+      const entry = touch(state, group.length, key, observerId, hour, sign);
+      if (!entry) continue;
+      for (const hop of group.previous) listBump(entry.previous, hop, sign);
+      for (const hop of group.next) listBump(entry.next, hop, sign);
+    }
   }
   return true;
 }
@@ -149,7 +162,10 @@ function listSnapshot(state, params, store) {
   for (const map of maps) distinct += map.size;
   const total = state.totalPaths;
   return {
-    unit: 'paths: one per observation; count = stored paths containing the subpath; share = count / totalPaths (paths with >= 2 hops)',
+    units: {
+      count: 'stored paths (one per observation) containing the subpath at least once',
+      share: 'count / totalPaths, the stored paths with at least 2 hops',
+    },
     totalPaths: total,
     minLength,
     maxLength,
@@ -216,7 +232,13 @@ function detailSnapshot(state, params, store) {
   }
   const count = entry ? entry.count : 0;
   return {
-    unit: 'paths: one per observation; observers, previous and next count paths (a hop is null where the path starts or ends)',
+    units: {
+      count: 'stored paths (one per observation) containing the subpath at least once; share = count / totalPaths',
+      observers: 'paths each observer reported containing the subpath',
+      previous: 'paths per hop heard just before the subpath (null: the subpath starts the path)',
+      next: 'paths per hop heard just after the subpath (null: the subpath ends the path)',
+      firstSeen: 'earliest and latest report time (ms) of a stored path containing it',
+    },
     subpath: key,
     length: hops.length,
     count,

@@ -1,7 +1,9 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { checkAgainstBruteForce } = require('../../helpers/mesh');
+const { checkAgainstBruteForce, simulatedReports } = require('../../helpers/mesh');
+const { createEngine } = require('../../../imports/core/engine');
+const { VIEWS_BY_NAME } = require('../../../imports/core/analytics');
 
 const HOUR = 3600e3;
 
@@ -70,4 +72,21 @@ test('channels: non-channel packets and repeat observations do not bump the vers
   store.evictOldest();
   assert.equal(view.state.byHash.size, 0);
   assert.deepEqual(view.snapshot({}).channels, []);
+});
+
+test('channels, channelMessages and channelAnalytics: a view added late equals one fed live', () => {
+  const names = ['channels', 'channelMessages', 'channelAnalytics'];
+  const { reports, channels } = simulatedReports({ seed: 5, count: 3000 });
+  const live = createEngine({ channels, views: names });
+  reports.slice(0, 2000).forEach((report) => live.ingest(report));
+  for (let i = live.store.size / 4; i > 0; i--) live.store.evictOldest();
+  const late = names.map((name) => live.store.addView(VIEWS_BY_NAME.get(name).create(live.store)));
+  reports.slice(2000).forEach((report) => live.ingest(report));
+  for (let i = live.store.size / 4; i > 0; i--) live.store.evictOldest();
+  const now = live.store.fifo.last().time;
+  const hash = live.store.fifo.last().channelHash || '11';
+  const paramsOf = { channels: [{}], channelMessages: [{ channel: 'Public' }, { channel: hash, limit: 200 }], channelAnalytics: [{}, { hours: 48 }] };
+  names.forEach((name, i) => {
+    for (const params of paramsOf[name]) assert.deepEqual(late[i].snapshot(params, now), live.view(name).snapshot(params, now), `${name} ${JSON.stringify(params)}`);
+  });
 });

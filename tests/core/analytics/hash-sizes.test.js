@@ -1,7 +1,8 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { checkAgainstBruteForce } = require('../../helpers/mesh');
+const hashSizes = require('../../../imports/core/analytics/hash-sizes');
+const { checkAgainstBruteForce, assertClose } = require('../../helpers/mesh');
 
 const withoutUnits = ({ units, ...figures }) => figures;
 
@@ -82,4 +83,10 @@ test('hashSizes returns to empty once every transmission is evicted', () => {
   assert.deepEqual(state.bySize, [0, 0, 0, 0]);
   assert.equal(state.perHour.size, 0);
   assert.equal(state.hopCounts.size, 0);
+});
+
+test('hashSizes added to a filled store equals one fed live', () => {
+  const engine = checkAgainstBruteForce({ view: 'hashSizes', bruteForce: bruteHashSizes, checks: 3, project: withoutUnits });
+  const late = engine.store.addView(hashSizes.create(engine.store));
+  assertClose(late.snapshot({}), engine.view('hashSizes').snapshot({}));
 });

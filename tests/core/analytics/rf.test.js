@@ -5,6 +5,7 @@ const { checkAgainstBruteForce, assertClose } = require('../../helpers/mesh');
 const { PAYLOAD_TYPES } = require('../../../imports/core/decode');
 const { PacketStore } = require('../../../imports/core/store');
 const rf = require('../../../imports/core/analytics/rf');
+const { ValueDistribution } = require('../../../imports/core/analytics/aggregates');
 
 /** Statistics of a plain list of numbers, recomputed from scratch by sorting. */
 function bruteSummary(list, bins) {
@@ -120,7 +121,6 @@ test('rf scatter refills from the store when evictions take away its newest poin
 });
 
 test('a value distribution past its fallback limit rounds to the grid, counts it, and undoes it exactly', () => {
-  const { ValueDistribution } = require('../../../imports/core/analytics/aggregates');
   const distribution = new ValueDistribution({ scale: 4, min: -8, max: 8, fallbackLimit: 2 });
   const values = [0.1, 0.2, 0.3, 0.3, 20, 1.25, 0.1];
   for (const value of values) distribution.add(value);
@@ -135,4 +135,10 @@ test('a value distribution past its fallback limit rounds to the grid, counts it
   assert.equal(distribution.approximated, 0);
   assert.equal(distribution.fallback.size, 0);
   assert.ok(distribution.grid.every((c) => c === 0));
+});
+
+test('rf added to a filled store equals one fed live', () => {
+  const engine = checkAgainstBruteForce({ view: 'rf', bruteForce: bruteRf, checks: 3, project: withoutUnits });
+  const late = engine.store.addView(rf.create(engine.store));
+  assertClose(late.snapshot({}), engine.view('rf').snapshot({}));
 });

@@ -1,7 +1,8 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { checkAgainstBruteForce } = require('../../helpers/mesh');
+const topology = require('../../../imports/core/analytics/topology');
+const { checkAgainstBruteForce, assertClose } = require('../../helpers/mesh');
 
 const withoutUnits = ({ units, ...figures }) => figures;
 
@@ -94,4 +95,10 @@ test('topology returns to empty once every transmission is evicted', () => {
   assert.equal(state.observers.size, 0);
   assert.equal(state.observations + state.traceObservations, 0);
   assert.ok(state.snrByHops.every((mean) => mean.count === 0 && mean.gridSum === 0));
+});
+
+test('topology added to a filled store equals one fed live', () => {
+  const engine = checkAgainstBruteForce({ view: 'topology', bruteForce: bruteTopology, checks: 3, project: withoutUnits });
+  const late = engine.store.addView(topology.create(engine.store));
+  assertClose(late.snapshot({}), engine.view('topology').snapshot({}));
 });

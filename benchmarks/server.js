@@ -1,0 +1,178 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * Server benchmark: `npm run bench:server` (`-- --quick` for a short run).
+ *
+ * Parts that need only Node and a MongoDB wire server (MONGO_URL, else mongo-java-server):
+ *   sustained_ingest_per_s, max_backlog   the ingest pipeline + write-behind persistence fed at
+ *                                         2,000 reports/s for 60 s (20 s quick); backlog sampled
+ *                                         every 100 ms; the run passes if the backlog stays bounded
+ *                                         and drains at the end
+ *   reload_1m_s                           1,000,000 stored transmissions (100k quick) reloaded
+ *                                         from MongoDB into a fresh store (start-up path)
+ * Parts that need Meteor (bytes_per_subscriber, fanout_cpu_ratio_1000) are measured by
+ * benchmarks/fanout.js when Meteor is available; here they are recorded as null with the reason.
+ * Writes benchmarks/results/server.json (server-quick.json) and benchmarks/SERVER.md.
+ */
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { MongoClient } = require('mongodb');
+const { startMongo } = require('../tests/helpers/mongo-server');
+const { createSimulator } = require('../imports/core/simulate');
+const { createEngine } = require('../imports/core/engine');
+const { createPersistence, COLLECTION_NAMES } = require('../imports/core/persistence');
+const { createPipeline } = require('../imports/ingest/pipeline');
+const { renderServerReport } = require('./lib/report');
+
+const quick = process.argv.includes('--quick');
+const RATE = 2000;
+const SUSTAIN_S = quick ? 20 : 60;
+const RELOAD_TRANSMISSIONS = quick ? 100000 : 1000000;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function openDatabase(mongo, name) {
+  const client = await MongoClient.connect(mongo.url, { maxPoolSize: 20 });
+  const db = client.db(`${mongo.dbName}_${name}`);
+  const collections = Object.fromEntries(COLLECTION_NAMES.map((c) => [c, db.collection(c)]));
+  return { client, db, collections };
+}
+
+/** Offer RATE reports/s through pipeline + persistence; sample the write backlog. */
+async function sustainedIngest(mongo) {
+  const { client, collections } = await openDatabase(mongo, 'sustained');
+  const sim = createSimulator({ seed: 5 });
+  const engine = createEngine({ channels: sim.channels.map((c) => ({ name: c.name, key: c.key })) });
+  const persistence = createPersistence({ collections, store: engine.store });
+  await persistence.ensureIndexes();
+  const pipeline = createPipeline({ engine, persistence });
+  const total = RATE * SUSTAIN_S;
+  const messages = sim.messages(total);
+  let maxBacklog = 0;
+  const backlogSamples = [];
+  const sampler = setInterval(() => {
+    const pending = persistence.stats().pending;
+    backlogSamples.push(pending);
+    if (pending > maxBacklog) maxBacklog = pending;
+  }, 100);
+  const started = Date.now();
+  let sent = 0;
+  // Send in 10 ms slices so the offered rate is steady.
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((Date.now() - started) / 1000) * RATE));
+    for (; sent < due; sent++) pipeline.submitMessage(messages[sent].topic, JSON.stringify(messages[sent].payload), 'bench');
+    await sleep(10);
+  }
+  const offeredSeconds = (Date.now() - started) / 1000;
+  await pipeline.drain();
+  const drainStarted = Date.now();
+  await persistence.flush();
+  const drainSeconds = (Date.now() - drainStarted) / 1000;
+  clearInterval(sampler);
+  const stats = persistence.stats();
+  const observationsWritten = await collections.observations.countDocuments({});
+  const transmissionsWritten = await collections.transmissions.countDocuments({});
+  await persistence.close?.();
+  await client.close();
+  const secondHalf = backlogSamples.slice(Math.floor(backlogSamples.length / 2));
+  return {
+    offered_per_s: RATE,
+    seconds: SUSTAIN_S,
+    reports: total,
+    accepted: pipeline.stats().accepted,
+    observations_written: observationsWritten,
+    transmissions_written: transmissionsWritten,
+    sustained_ingest_per_s: Math.round(observationsWritten / (offeredSeconds + drainSeconds)),
+    max_backlog: maxBacklog,
+    backlog_second_half_max: Math.max(0, ...secondHalf),
+    drain_after_stop_s: Math.round(drainSeconds * 100) / 100,
+    overflowed: stats.overflowed,
+    failed: stats.failed,
+  };
+}
+
+/** Persist RELOAD_TRANSMISSIONS transmissions, then time a cold reload into a new engine. */
+async function reload(mongo) {
+  const { client, collections } = await openDatabase(mongo, 'reload');
+  const sim = createSimulator({ seed: 9 });
+  const channels = sim.channels.map((c) => ({ name: c.name, key: c.key }));
+  const writer = createEngine({ channels, views: [], store: { memoryBudgetBytes: 64 * 1024 ** 3 } });
+  const persistence = createPersistence({ collections, store: writer.store, batchSize: 2000, maxPendingWrites: 2000000 });
+  await persistence.ensureIndexes();
+  const fillStarted = Date.now();
+  while (writer.store.size < RELOAD_TRANSMISSIONS) {
+    for (const message of sim.messages(20000)) {
+      const report = { raw: message.payload.raw, observerId: message.topic.split('/')[2], observerName: message.payload.origin, region: message.topic.split('/')[1], snr: message.payload.SNR, rssi: message.payload.RSSI, score: message.payload.score, direction: 'rx', time: Date.parse(message.payload.timestamp) };
+      const result = writer.store.ingest(report);
+      if (!result.error) persistence.recordIngest(result, report);
+      if (writer.store.size >= RELOAD_TRANSMISSIONS) break;
+    }
+    await persistence.flush();
+    process.stdout.write(`  persisted ${writer.store.size} transmissions\n`);
+  }
+  await persistence.flush();
+  const fillSeconds = (Date.now() - fillStarted) / 1000;
+  const observationsStored = writer.store.observationCount;
+
+  const engine = createEngine({ channels, store: { memoryBudgetBytes: 64 * 1024 ** 3 } });
+  const reader = createPersistence({ collections, store: engine.store });
+  const log = { info: (m) => console.log(`  ${m}`), warn: (m) => console.log(`  ${m}`), error: (m) => console.log(`  ${m}`) };
+  const started = Date.now();
+  const summary = await reader.loadInto(engine, { log });
+  const seconds = (Date.now() - started) / 1000;
+  const same = engine.store.size === writer.store.size && engine.store.observationCount === observationsStored;
+  await client.close();
+  return {
+    transmissions: RELOAD_TRANSMISSIONS,
+    observations: observationsStored,
+    fill_s: Math.round(fillSeconds),
+    reload_s: Math.round(seconds * 10) / 10,
+    reloaded_transmissions: engine.store.size,
+    reloaded_observations: engine.store.observationCount,
+    complete: same,
+    summary,
+  };
+}
+
+async function main() {
+  const mongo = await startMongo();
+  console.log(`MongoDB: ${process.env.MONGO_URL ? 'MONGO_URL' : 'mongo-java-server (in-memory)'} at ${mongo.url}`);
+  try {
+    console.log(`sustained ingest at ${RATE}/s for ${SUSTAIN_S} s...`);
+    const sustained = await sustainedIngest(mongo);
+    console.log(sustained);
+    console.log(`reload of ${RELOAD_TRANSMISSIONS} transmissions...`);
+    const reloaded = await reload(mongo);
+    console.log({ ...reloaded, summary: undefined });
+    const result = {
+      benchmark: 'server',
+      quick,
+      date: new Date().toISOString(),
+      command: `npm run bench:server${quick ? ' -- --quick' : ''}`,
+      machine: { cpus: os.cpus().length, cpu: os.cpus()[0].model, memoryGiB: Math.round(os.totalmem() / 1024 ** 3), node: process.version },
+      mongo: process.env.MONGO_URL ? 'MONGO_URL' : 'mongo-java-server (in-memory backend, via the mongodb 6.x driver)',
+      load_average: os.loadavg().map((v) => Math.round(v * 100) / 100),
+      [quick ? 'reload_100k_s' : 'reload_1m_s']: reloaded.reload_s,
+      sustained_ingest_per_s: sustained.sustained_ingest_per_s,
+      max_backlog: sustained.max_backlog,
+      bytes_per_subscriber: null,
+      fanout_cpu_ratio_1000: null,
+      not_measured_here: 'bytes_per_subscriber and fanout_cpu_ratio_1000 need a running Meteor server: see benchmarks/fanout.js and results/fanout.json',
+      sustained,
+      reload: reloaded,
+    };
+    const out = path.join(__dirname, 'results', quick ? 'server-quick.json' : 'server.json');
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+    fs.writeFileSync(path.join(__dirname, 'SERVER.md'), renderServerReport(result));
+    console.log(`wrote ${path.relative(process.cwd(), out)} and benchmarks/SERVER.md`);
+  } finally {
+    await mongo.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(`bench:server failed: ${err.message}`);
+  process.exit(1);
+});

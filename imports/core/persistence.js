@@ -1,0 +1,857 @@
+'use strict';
+/**
+ * Write-behind persistence of the packet store to MongoDB, and the start-up reload from it.
+ *
+ *   const persistence = createPersistence({ collections, store: engine.store, log });
+ *   await persistence.ensureIndexes();
+ *   await persistence.loadInto(engine);             // before live ingest starts
+ *   persistence.recordIngest(result, report);       // after each store.ingest(); never blocks or throws
+ *   await persistence.flush();                      // everything recorded so far is written
+ *
+ * `collections` are driver collection handles: `db.collection(name)` from the `mongodb` package
+ * under Node, or `Collection.rawCollection()` under Meteor (same API). Nothing here imports
+ * Meteor or the driver; only bulkWrite, find, findOne, estimatedDocumentCount, deleteMany,
+ * indexes, createIndex and dropIndex are used.
+ *
+ * Documents (every write is keyed on a deterministic _id, so re-delivery and retries are idempotent:
+ * a duplicate-key error means the document is already there, and counts as written):
+ *   transmissions  { _id: hash, hash, raw, time, at, ingestOrder, routeType, payloadType, payloadVersion,
+ *                    hashSize, hopCount, size, srcHash?, destHash?, channelHash?, advertPubKey? }
+ *   observations   { _id: `${hash}:${observerId}:${reported time}`, hash, observerId, time, at,
+ *                    ingestOrder, snr, rssi, score, direction, first?: true, raw? }
+ *   nodes          { _id: pubKey, pubKey, name, role, lat, lon, firstSeen, lastSeen, lastSeenAt, lastAdvert, adverts }
+ *   observers      { _id: id, id, name, region, firstSeen, lastSeen, lastSeenAt, reports }
+ *   droppedPackets { receivedAt, reason, message, raw (<= 600 chars), source, observerId }
+ * `time`, `firstSeen`, `lastSeen` are milliseconds like the store's; `at`, `lastSeenAt` are the same
+ * instants as Dates, for TTL indexes. `ingestOrder` numbers observations in ingest order across
+ * restarts, so that a reload replays them in exactly the order the store first saw them.
+ *
+ * An observation keeps its own `raw` only when the path it heard differs from the transmission's:
+ * the transmission's raw plus that observation's raw are all a replay needs (the store takes only
+ * the path from a duplicate report), and most observations repeat the transmission's path, so
+ * this costs nothing for them and avoids re-encoding path bytes (TRACE packets put SNRs there).
+ *
+ * Directory entries (nodes, observers) change on almost every report; they are written
+ * coalesced: a dirty entry is queued once and written with its state at write time.
+ */
+const { createQueue, SampleWindow } = require('./queue');
+
+const DAY_MS = 24 * 3600 * 1000;
+const COLLECTION_NAMES = ['transmissions', 'observations', 'nodes', 'observers', 'droppedPackets'];
+
+/** Every option of createPersistence(), its default, and what it means. */
+const PERSISTENCE_DEFAULTS = Object.freeze({
+  // Most write operations in one bulkWrite per collection.
+  batchSize: 500,
+  // Writes waiting to be sent before the oldest is dropped (counted as overflowed). In-flight
+  // batches (queue.maxConcurrency x batchSize) come on top of this bound.
+  maxPendingWrites: 200000,
+  // Extra queue knobs (imports/core/queue.js); mode, batchSize, maxLength and the callbacks are ours.
+  queue: Object.freeze({ maxConcurrency: 4, maxWaitMs: 50, overflow: 'drop-oldest' }),
+  // First retry delay after a failed bulkWrite; doubled per attempt up to maxRetryBackoffMs.
+  retryBackoffMs: 250,
+  maxRetryBackoffMs: 30000,
+  // Errors that do not look like an outage (network, failover) are retried this often, then the
+  // batch is counted as failed. Outage errors are retried until they stop or close() gives up.
+  maxRetriesOnOtherErrors: 2,
+  // flush() rejects after this long.
+  flushTimeoutMs: 30000,
+  // Raw input kept per dropped packet.
+  droppedRawChars: 600,
+  // Days kept per collection by applyRetention() and the TTL indexes; null keeps forever.
+  retentionDays: Object.freeze({ transmissions: 30, observations: 30, droppedPackets: 7, nodes: null, observers: null }),
+});
+
+/** Driver error names that mean "MongoDB is unreachable or failing over": retry until it is back. */
+const OUTAGE_ERROR_NAMES = new Set([
+  'MongoNetworkError', 'MongoNetworkTimeoutError', 'MongoServerSelectionError', 'MongoNotConnectedError',
+  'MongoTopologyClosedError', 'MongoPoolClearedError', 'MongoServerClosedError', 'MongoWriteConcernError',
+]);
+/** Server codes (not primary, shutting down, interrupted…) and socket errnos of the same kind. */
+const OUTAGE_ERROR_CODES = new Set([
+  6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436,
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN',
+]);
+const OUTAGE_ERROR_LABELS = ['RetryableWriteError', 'ResetPool', 'NetworkError', 'TransientTransactionError'];
+const DUPLICATE_KEY = 11000;
+// createIndex codes for "an index with this name or key exists with other options".
+const INDEX_CONFLICT_CODES = new Set([85, 86]);
+
+function resolveLog(log) {
+  const silent = () => {};
+  if (!log) return { info: silent, warn: silent, error: silent };
+  return {
+    info: typeof log.info === 'function' ? log.info.bind(log) : silent,
+    warn: typeof log.warn === 'function' ? log.warn.bind(log) : silent,
+    error: typeof log.error === 'function' ? log.error.bind(log) : silent,
+  };
+}
+
+/** True when the error (or the driver error it wraps) means the server is unreachable for now. */
+function isOutageError(err) {
+  let current = err;
+  for (let depth = 0; current && depth < 4; depth++) {
+    if (OUTAGE_ERROR_NAMES.has(current.name) || OUTAGE_ERROR_CODES.has(current.code)) return true;
+    if (typeof current.hasErrorLabel === 'function' && OUTAGE_ERROR_LABELS.some((label) => current.hasErrorLabel(label))) return true;
+    // MongoBulkWriteError keeps the driver error it wraps in errorResponse.
+    current = current.errorResponse instanceof Error ? current.errorResponse : current.cause;
+  }
+  return false;
+}
+
+function describeError(err) {
+  return { name: (err && err.name) || 'Error', message: (err && err.message) || String(err), code: err && err.code !== undefined ? err.code : null, at: new Date() };
+}
+
+function truncate(value, max) {
+  if (value === null || value === undefined) return null;
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > max ? text.slice(0, max) : text;
+}
+
+function mergeOptions(options) {
+  const merged = { ...PERSISTENCE_DEFAULTS, ...options };
+  merged.queue = { ...PERSISTENCE_DEFAULTS.queue, ...(options.queue || {}) };
+  merged.retentionDays = { ...PERSISTENCE_DEFAULTS.retentionDays, ...(options.retentionDays || {}) };
+  return merged;
+}
+
+// ---- Document builders ----------------------------------------------------------------
+
+function transmissionDocument(tx, ingestOrder) {
+  const doc = {
+    _id: tx.hash,
+    hash: tx.hash,
+    raw: tx.raw,
+    time: tx.time,
+    at: new Date(tx.time),
+    ingestOrder,
+    routeType: tx.routeType,
+    payloadType: tx.payloadType,
+    payloadVersion: tx.payloadVersion,
+    hashSize: tx.hashSize,
+    hopCount: tx.hopCount,
+    size: tx.size,
+  };
+  // Only the fields a packet type has, to keep documents small.
+  if (tx.srcHash) doc.srcHash = tx.srcHash;
+  if (tx.destHash) doc.destHash = tx.destHash;
+  if (tx.channelHash) doc.channelHash = tx.channelHash;
+  if (tx.advert) doc.advertPubKey = tx.advert.pubKey;
+  return doc;
+}
+
+function observationDocument(result, report, ingestOrder) {
+  const { tx, observation, isNew } = result;
+  const observerId = observation.observer.id;
+  // Keyed on the time the observer reported (not the store's clamped time): a re-delivered
+  // report maps to the same document.
+  const reportedTime = Number.isFinite(report && report.time) ? report.time : observation.time;
+  const doc = {
+    _id: `${tx.hash}:${observerId}:${reportedTime}`,
+    hash: tx.hash,
+    observerId,
+    time: observation.time,
+    at: new Date(observation.time),
+    ingestOrder,
+    snr: observation.snr,
+    rssi: observation.rssi,
+    score: observation.score,
+    direction: observation.direction,
+  };
+  if (isNew) doc.first = true;
+  // The store shares tx.path when this observer heard the same path.
+  if (observation.path !== tx.path && report && typeof report.raw === 'string') doc.raw = report.raw.toLowerCase();
+  return doc;
+}
+
+function nodeUpdate(entry) {
+  return {
+    updateOne: {
+      filter: { _id: entry.pubKey },
+      update: {
+        $setOnInsert: { pubKey: entry.pubKey },
+        $set: { name: entry.name ?? null, role: entry.role ?? null, lat: entry.lat ?? null, lon: entry.lon ?? null },
+        $min: { firstSeen: entry.firstSeen },
+        $max: { lastSeen: entry.lastSeen, lastSeenAt: new Date(entry.lastSeen), lastAdvert: entry.lastAdvert ?? 0, adverts: entry.adverts ?? 0 },
+      },
+      upsert: true,
+    },
+  };
+}
+
+function observerUpdate(entry) {
+  return {
+    updateOne: {
+      filter: { _id: entry.id },
+      update: {
+        $setOnInsert: { id: entry.id },
+        $set: { name: entry.name ?? entry.id, region: entry.region ?? null },
+        $min: { firstSeen: entry.firstSeen },
+        $max: { lastSeen: entry.lastSeen, lastSeenAt: new Date(entry.lastSeen), reports: entry.reports ?? 0 },
+      },
+      upsert: true,
+    },
+  };
+}
+
+/** A node entry from an advert alone, for when no store was given to read the directory from. */
+function nodeFromAdvert(tx) {
+  const { advert } = tx;
+  return { pubKey: advert.pubKey, name: advert.name, role: advert.role, lat: advert.lat, lon: advert.lon, firstSeen: tx.time, lastSeen: tx.time, lastAdvert: advert.timestamp, adverts: 1 };
+}
+
+// ---- Directory restore (mirrors PacketStore.learnNode / touchObserver entry shapes) --------
+
+function restoreNode(store, doc) {
+  const node = {
+    pubKey: doc.pubKey || doc._id,
+    name: doc.name ?? null,
+    role: doc.role ?? 'unknown',
+    lat: doc.lat ?? null,
+    lon: doc.lon ?? null,
+    firstSeen: doc.firstSeen,
+    // Replay raises lastSeen and counts adverts again from zero; the persisted values are merged in afterwards.
+    lastSeen: doc.firstSeen,
+    lastAdvert: 0,
+    adverts: 0,
+  };
+  store.nodes.set(node.pubKey, node);
+  const firstByte = node.pubKey.slice(0, 2);
+  if (!store.nodesByFirstByte.has(firstByte)) store.nodesByFirstByte.set(firstByte, []);
+  store.nodesByFirstByte.get(firstByte).push(node);
+  return node;
+}
+
+function restoreObserver(store, doc) {
+  const observer = { id: doc.id || doc._id, name: doc.name || doc.id || doc._id, region: doc.region ?? null, firstSeen: doc.firstSeen, lastSeen: doc.firstSeen, reports: 0 };
+  store.observers.set(observer.id, observer);
+  return observer;
+}
+
+/** After replay: the persisted directory knows what the replayed window may not (older adverts, hops). */
+function mergeNode(node, doc) {
+  if (doc.firstSeen < node.firstSeen) node.firstSeen = doc.firstSeen;
+  if (doc.lastSeen > node.lastSeen) node.lastSeen = doc.lastSeen;
+  if ((doc.adverts || 0) > node.adverts) node.adverts = doc.adverts;
+  if ((doc.lastAdvert || 0) >= node.lastAdvert) {
+    node.lastAdvert = doc.lastAdvert || 0;
+    if (doc.name) node.name = doc.name;
+    if (doc.role) node.role = doc.role;
+    if (doc.lat !== null && doc.lat !== undefined) {
+      node.lat = doc.lat;
+      node.lon = doc.lon;
+    }
+  }
+}
+
+function mergeObserver(observer, doc) {
+  if (doc.firstSeen < observer.firstSeen) observer.firstSeen = doc.firstSeen;
+  if (doc.lastSeen > observer.lastSeen) observer.lastSeen = doc.lastSeen;
+  if ((doc.reports || 0) > observer.reports) observer.reports = doc.reports;
+  if (doc.name) observer.name = doc.name;
+  if (doc.region) observer.region = doc.region;
+}
+
+/**
+ * Reads a driver cursor one server batch at a time, with the next batch already requested
+ * while the caller works on the current one (the server and the replay run in parallel).
+ */
+class BatchReader {
+  constructor(cursor) {
+    this.cursor = cursor;
+    this.batch = [];
+    this.index = 0;
+    this.done = false;
+    this.pending = this.fetch();
+  }
+
+  async fetch() {
+    if (!(await this.cursor.hasNext())) return null;
+    return this.cursor.readBufferedDocuments();
+  }
+
+  /** The rest of the current batch, or the next one; null at the end. */
+  async nextBatch() {
+    if (this.index < this.batch.length) {
+      const rest = this.index === 0 ? this.batch : this.batch.slice(this.index);
+      this.batch = [];
+      this.index = 0;
+      return rest;
+    }
+    if (this.done) return null;
+    const batch = await this.pending;
+    if (!batch) {
+      this.done = true;
+      this.pending = null;
+      return null;
+    }
+    this.pending = this.fetch();
+    return batch;
+  }
+
+  /** The next document without consuming it; null at the end. */
+  async peek() {
+    while (this.index >= this.batch.length) {
+      const batch = await this.nextBatch();
+      if (!batch) return null;
+      this.batch = batch;
+      this.index = 0;
+    }
+    return this.batch[this.index];
+  }
+
+  /** Consume the document peek() returned. */
+  take() {
+    this.index++;
+  }
+
+  async close() {
+    // Let an outstanding getMore settle before closing the cursor under it.
+    if (this.pending) await this.pending.catch(() => null);
+    await this.cursor.close();
+  }
+}
+
+/**
+ * @param {object} options see PERSISTENCE_DEFAULTS, plus:
+ * @param {object} options.collections  { transmissions, observations, nodes, observers, droppedPackets } driver collections
+ * @param {object} [options.store]      the engine's PacketStore: node entries (and nodes refreshed by hops) are read from it
+ * @param {object} [options.log]        { info, warn, error }; silent by default
+ */
+function createPersistence(options = {}) {
+  const { collections } = options;
+  for (const name of COLLECTION_NAMES) {
+    if (!collections || !collections[name] || typeof collections[name].bulkWrite !== 'function') {
+      throw new TypeError(`createPersistence: collections.${name} must be a MongoDB collection (with bulkWrite)`);
+    }
+  }
+  const settings = mergeOptions(options);
+  const log = resolveLog(options.log);
+  let store = options.store || null;
+
+  const counters = { recorded: 0, written: 0, retried: 0, failed: 0, bulkWrites: 0, internalErrors: 0 };
+  const writtenByCollection = Object.fromEntries(COLLECTION_NAMES.map((name) => [name, 0]));
+  const batchLatencyMs = new SampleWindow(1024);
+  let lastError = null;
+  let outageSince = null; // set while bulkWrites fail with outage errors
+  let overflowedSinceLastWrite = 0;
+  let stopping = false; // close() gave up waiting: retry loops stop
+  const sleepers = new Set();
+
+  // Wall clock in microseconds, then +1 per observation: stays ahead of any earlier run's numbers.
+  let nextIngestOrder = Date.now() * 1000;
+
+  // Dirty directory entries with a write queued and not yet started: id -> entry to write.
+  const dirty = { nodes: new Map(), observers: new Map() };
+
+  const queue = createQueue(writeBatch, {
+    ...settings.queue,
+    mode: 'batch',
+    batchSize: settings.batchSize,
+    maxLength: settings.maxPendingWrites,
+    retries: 0, // we retry inside writeBatch, per collection, with our own policy
+    onOverflow(task, reason) {
+      if (task.directory) dirty[task.collection].delete(task.id);
+      overflowedSinceLastWrite++;
+      if (overflowedSinceLastWrite === 1) log.warn(`persistence: write buffer full, dropping writes (${reason}); maxPendingWrites is ${settings.maxPendingWrites}`);
+    },
+    onError(err) {
+      // writeBatch handles its own failures; this is a bug guard.
+      counters.internalErrors++;
+      lastError = describeError(err);
+      log.error(`persistence: write batch crashed: ${err && err.stack}`);
+    },
+  });
+
+  function sleep(ms) {
+    return new Promise((resolve) => {
+      const sleeper = { resolve, timer: setTimeout(() => { sleepers.delete(sleeper); resolve(); }, ms) };
+      sleepers.add(sleeper);
+    });
+  }
+
+  function enqueue(task) {
+    try {
+      return queue.push(task, task.directory ? `${task.collection}:${task.id}` : undefined);
+    } catch (err) {
+      // overflow 'throw' or a closed queue: recordIngest must not throw
+      return false;
+    }
+  }
+
+  /** Queue a write of a directory entry unless one is already waiting (it will read the newest state). */
+  function markDirty(collection, id, entry) {
+    const pending = dirty[collection];
+    if (pending.has(id)) {
+      pending.set(id, entry);
+      return true;
+    }
+    pending.set(id, entry);
+    if (enqueue({ collection, id, directory: true })) return true;
+    pending.delete(id);
+    return false;
+  }
+
+  /** The queue's batch handler: one bulkWrite per collection present in the batch, in parallel. */
+  async function writeBatch(tasks) {
+    const opsByCollection = new Map();
+    for (const task of tasks) {
+      let op = task.op;
+      if (task.directory) {
+        const entry = dirty[task.collection].get(task.id);
+        dirty[task.collection].delete(task.id); // later changes queue a new write
+        if (!entry) continue;
+        op = task.collection === 'nodes' ? nodeUpdate(entry) : observerUpdate(entry);
+      }
+      if (!opsByCollection.has(task.collection)) opsByCollection.set(task.collection, []);
+      opsByCollection.get(task.collection).push(op);
+    }
+    await Promise.all(Array.from(opsByCollection, ([name, ops]) => writeWithRetry(name, ops)));
+  }
+
+  function noteWritten(name, count) {
+    counters.written += count;
+    writtenByCollection[name] += count;
+    if (outageSince !== null) {
+      log.info(`persistence: MongoDB writes resumed after ${Math.round((Date.now() - outageSince) / 1000)} s${overflowedSinceLastWrite ? `; ${overflowedSinceLastWrite} writes were dropped meanwhile` : ''}`);
+      outageSince = null;
+    }
+    overflowedSinceLastWrite = 0;
+  }
+
+  async function writeWithRetry(name, ops) {
+    for (let attempt = 0; ; attempt++) {
+      const startedAt = performance.now();
+      counters.bulkWrites++;
+      try {
+        await collections[name].bulkWrite(ops, { ordered: false });
+        batchLatencyMs.add(performance.now() - startedAt);
+        noteWritten(name, ops.length);
+        return;
+      } catch (err) {
+        const writeErrors = Array.isArray(err && err.writeErrors) ? err.writeErrors : [];
+        if (writeErrors.length > 0 && !isOutageError(err)) {
+          // Per-document errors: duplicate keys are re-deliveries (the document is there);
+          // anything else will not get better by retrying.
+          const failedOps = writeErrors.filter((writeError) => writeError.code !== DUPLICATE_KEY).length;
+          batchLatencyMs.add(performance.now() - startedAt);
+          noteWritten(name, ops.length - failedOps);
+          if (failedOps > 0) {
+            counters.failed += failedOps;
+            lastError = describeError(writeErrors.find((writeError) => writeError.code !== DUPLICATE_KEY) || err);
+            log.error(`persistence: ${failedOps} of ${ops.length} ${name} writes failed: ${lastError.message}`);
+          }
+          return;
+        }
+        lastError = describeError(err);
+        const outage = isOutageError(err);
+        if (stopping || (!outage && attempt >= settings.maxRetriesOnOtherErrors)) {
+          counters.failed += ops.length;
+          log.error(`persistence: gave up on ${ops.length} ${name} writes after ${attempt + 1} attempts: ${lastError.message}`);
+          return;
+        }
+        if (outage && outageSince === null) {
+          outageSince = Date.now();
+          log.warn(`persistence: MongoDB unreachable (${lastError.message}); buffering up to ${settings.maxPendingWrites} writes and retrying`);
+        } else if (!outage) {
+          log.warn(`persistence: ${name} bulkWrite failed (${lastError.message}); retrying`);
+        }
+        counters.retried++;
+        await sleep(Math.min(settings.maxRetryBackoffMs, settings.retryBackoffMs * 2 ** Math.min(attempt, 20)));
+      }
+    }
+  }
+
+  /**
+   * Record what `store.ingest(report)` returned. Queues the writes and returns at once: true when
+   * they were accepted, false when the result carries nothing to write or the buffer refused it.
+   */
+  function recordIngest(result, report) {
+    if (!result || result.error || !result.tx) return false;
+    try {
+      const { tx, observation, isNew } = result;
+      let accepted = true;
+      counters.recorded++;
+      if (observation) {
+        const ingestOrder = ++nextIngestOrder;
+        // Plain inserts on deterministic _ids: a re-delivered one fails with a duplicate key,
+        // which counts as written (the first copy is kept, like $setOnInsert, at a third of the cost).
+        if (isNew) accepted = enqueue({ collection: 'transmissions', op: { insertOne: { document: transmissionDocument(tx, ingestOrder) } } }) && accepted;
+        accepted = enqueue({ collection: 'observations', op: { insertOne: { document: observationDocument(result, report, ingestOrder) } } }) && accepted;
+        markDirty('observers', observation.observer.id, observation.observer);
+        // Hops refresh the lastSeen of the node they resolve to (PacketStore.touchHop).
+        if (store) {
+          for (const hop of observation.path) {
+            const candidates = store.resolvePrefix(hop);
+            if (candidates.length === 1) markDirty('nodes', candidates[0].pubKey, candidates[0]);
+          }
+        }
+      } else if (store && report && store.observers.has(report.observerId)) {
+        // Over the per-transmission observation cap: not stored, but the observer was still heard.
+        markDirty('observers', report.observerId, store.observers.get(report.observerId));
+      }
+      if (isNew && tx.advert) {
+        const entry = (store && store.nodes.get(tx.advert.pubKey)) || nodeFromAdvert(tx);
+        markDirty('nodes', entry.pubKey, entry);
+      }
+      return accepted;
+    } catch (err) {
+      counters.internalErrors++;
+      lastError = describeError(err);
+      log.error(`persistence: recordIngest failed: ${err && err.stack}`);
+      return false;
+    }
+  }
+
+  /**
+   * Record a report the pipeline refused. `error`: { reason, message, time?, source?, raw? }
+   * (the pipeline's drop entry); `report` may be null when the input never became one.
+   */
+  function recordDropped(report, error = {}) {
+    try {
+      const receivedAt = Number.isFinite(error.time) ? new Date(error.time) : new Date();
+      const doc = {
+        receivedAt,
+        reason: error.reason || 'unknown',
+        message: truncate(error.message || error.reason || null, settings.droppedRawChars),
+        raw: truncate(error.raw ?? (report && report.raw), settings.droppedRawChars),
+        source: error.source ?? null,
+        observerId: (report && typeof report.observerId === 'string') ? report.observerId : null,
+      };
+      return enqueue({ collection: 'droppedPackets', op: { insertOne: { document: doc } } });
+    } catch (err) {
+      counters.internalErrors++;
+      lastError = describeError(err);
+      return false;
+    }
+  }
+
+  /** Resolves when every write recorded before this call is written (or failed); rejects after `timeoutMs`. */
+  function flush(timeoutMs = settings.flushTimeoutMs) {
+    let timer;
+    const timeout = new Promise((resolve, reject) => {
+      timer = setTimeout(() => {
+        const { depth, runningTasks } = queue.stats();
+        reject(new Error(`persistence: flush timed out after ${timeoutMs} ms with ${depth + runningTasks} writes pending${lastError ? `; last error: ${lastError.message}` : ''}`));
+      }, timeoutMs);
+    });
+    return Promise.race([queue.flush(), timeout]).finally(() => clearTimeout(timer));
+  }
+
+  /**
+   * Refuse further writes, wait up to `timeoutMs` for pending ones, then stop retrying (what is
+   * still pending counts as failed). Resolves with stats().
+   */
+  async function close(timeoutMs = settings.flushTimeoutMs) {
+    const closing = queue.close();
+    try {
+      await flush(timeoutMs);
+    } catch (err) {
+      log.warn(err.message);
+    }
+    stopping = true;
+    for (const sleeper of sleepers) {
+      clearTimeout(sleeper.timer);
+      sleeper.resolve();
+    }
+    sleepers.clear();
+    await closing;
+    return stats();
+  }
+
+  function stats() {
+    const queueStats = queue.stats();
+    return {
+      pending: queueStats.depth + queueStats.runningTasks,
+      inFlightBatches: queueStats.inFlight,
+      recorded: counters.recorded,
+      queued: queueStats.pushed,
+      written: counters.written,
+      writtenByCollection: { ...writtenByCollection },
+      bulkWrites: counters.bulkWrites,
+      retried: counters.retried,
+      failed: counters.failed,
+      overflowed: queueStats.overflowed,
+      internalErrors: counters.internalErrors,
+      outage: outageSince !== null,
+      lastError,
+      batchLatencyMs: batchLatencyMs.summary(),
+    };
+  }
+
+  // ---- Indexes and retention -----------------------------------------------------------
+
+  /** The collection's indexes; none when the collection does not exist yet. */
+  async function listIndexes(name) {
+    try {
+      return await collections[name].indexes();
+    } catch (err) {
+      if (err.code === 26 || /ns does not exist|not found/i.test(err.message)) return []; // NamespaceNotFound
+      throw err;
+    }
+  }
+
+  /**
+   * Create an index, or rebuild it when one on the same key exists with other options (retention
+   * changed, TTL switched on or off). Compared here because some servers keep the old index silently.
+   */
+  async function ensureIndex(name, key, indexOptions = {}) {
+    const collection = collections[name];
+    const keyText = JSON.stringify(key);
+    const existing = (await listIndexes(name)).find((index) => JSON.stringify(index.key) === keyText);
+    if (existing) {
+      const same = Boolean(existing.unique) === Boolean(indexOptions.unique) && existing.expireAfterSeconds === indexOptions.expireAfterSeconds;
+      if (same) return existing.name;
+      log.info(`persistence: rebuilding index ${name}.${existing.name} with ${JSON.stringify(indexOptions)}`);
+      await collection.dropIndex(existing.name);
+    }
+    try {
+      return await collection.createIndex(key, indexOptions);
+    } catch (err) {
+      // Another process created it meanwhile with other options.
+      if (!INDEX_CONFLICT_CODES.has(err.code)) throw err;
+      const indexName = Object.entries(key).map(([field, direction]) => `${field}_${direction}`).join('_');
+      await collection.dropIndex(indexName);
+      return collection.createIndex(key, indexOptions);
+    }
+  }
+
+  /** A TTL index on a Date field when retention is set, else a plain one; falls back to plain where TTL is refused. */
+  async function ensureRetentionIndex(name, field) {
+    const days = settings.retentionDays[name];
+    if (days === null || days === undefined) return ensureIndex(name, { [field]: 1 });
+    try {
+      return await ensureIndex(name, { [field]: 1 }, { expireAfterSeconds: Math.round(days * 86400) });
+    } catch (err) {
+      log.warn(`persistence: no TTL index on ${name}.${field} (${err.message}); applyRetention() still deletes old documents`);
+      return ensureIndex(name, { [field]: 1 });
+    }
+  }
+
+  async function ensureIndexes() {
+    await Promise.all([
+      ensureIndex('transmissions', { hash: 1 }, { unique: true }),
+      // time + ingestOrder: replay order and retention; size makes the reload's newest-first walk index-only.
+      ensureIndex('transmissions', { time: 1, ingestOrder: 1, size: 1 }),
+      ensureRetentionIndex('transmissions', 'at'),
+      ensureIndex('observations', { hash: 1 }),
+      ensureIndex('observations', { time: 1, ingestOrder: 1 }),
+      ensureRetentionIndex('observations', 'at'),
+      ensureIndex('nodes', { pubKey: 1 }, { unique: true }),
+      ensureIndex('nodes', { firstSeen: 1 }),
+      ensureRetentionIndex('nodes', 'lastSeenAt'),
+      ensureIndex('observers', { id: 1 }, { unique: true }),
+      ensureRetentionIndex('observers', 'lastSeenAt'),
+      ensureRetentionIndex('droppedPackets', 'receivedAt'),
+    ]);
+  }
+
+  /**
+   * Delete what is older than `retentionDays` per collection, now (TTL indexes do the same on
+   * the server's schedule, where they work). Resolves with { collection: deletedCount }.
+   */
+  async function applyRetention(now = Date.now()) {
+    const filters = {
+      transmissions: (cutoff) => ({ time: { $lt: cutoff } }),
+      observations: (cutoff) => ({ time: { $lt: cutoff } }),
+      nodes: (cutoff) => ({ lastSeen: { $lt: cutoff } }),
+      observers: (cutoff) => ({ lastSeen: { $lt: cutoff } }),
+      droppedPackets: (cutoff) => ({ receivedAt: { $lt: new Date(cutoff) } }),
+    };
+    const deleted = {};
+    for (const name of COLLECTION_NAMES) {
+      const days = settings.retentionDays[name];
+      if (days === null || days === undefined) continue;
+      const result = await collections[name].deleteMany(filters[name](now - days * DAY_MS));
+      deleted[name] = result.deletedCount;
+    }
+    return deleted;
+  }
+
+  // ---- Reload ---------------------------------------------------------------------------
+
+  /**
+   * Where replay must start so the store ends up holding what it held before the restart:
+   * walk transmissions newest first, adding a lower bound of each one's store bytes (the store
+   * can only have held fewer), and stop once the budget or maxTransmissions is exceeded.
+   * Starting there, or earlier, the store's own eviction during replay lands on the same window.
+   * Returns { time, ingestOrder, count } of the oldest transmission to replay ({ all: true }
+   * when everything fits), or null when there is none.
+   */
+  async function findReplayStart(storeOptions, memoryBudget) {
+    const sizes = storeOptions.estimatedBytes;
+    const maxTransmissions = storeOptions.maxTransmissions || Infinity;
+    // A stored transmission costs at least itself, its raw hex, one observation and two index entries.
+    const lowerBound = (size) => sizes.transmission + 2 * size + sizes.observation + 2 * sizes.indexEntry;
+    const total = await collections.transmissions.estimatedDocumentCount();
+    if (total === 0) return null;
+    // Even at the largest packet size everything fits: no need to walk.
+    if (total <= maxTransmissions && total * lowerBound(255) <= memoryBudget) return { all: true, count: total };
+
+    const cursor = collections.transmissions
+      .find({}, { projection: { _id: 0, time: 1, ingestOrder: 1, size: 1 } })
+      .sort({ time: -1, ingestOrder: -1 })
+      .batchSize(20000);
+    let bytes = 0;
+    let count = 0;
+    let start = null;
+    try {
+      for await (const doc of cursor) {
+        const cost = lowerBound(doc.size || 0);
+        if (count > 0 && (bytes + cost > memoryBudget || count >= maxTransmissions)) break;
+        bytes += cost;
+        count++;
+        start = doc;
+      }
+    } finally {
+      await cursor.close();
+    }
+    return start ? { all: false, time: start.time, ingestOrder: start.ingestOrder, count } : null;
+  }
+
+  /**
+   * Start-up reload: rebuild `engine.store` (and so every view) as it was before the restart, by
+   * replaying persisted observations oldest first, in their original order. Call it before live
+   * ingest starts. Resolves with what was replayed.
+   * @param {object} engine  from createEngine(); its store must be empty
+   * @param {object} [loadOptions] { memoryBudget (bytes, default the store's), batchSize (5000), progressEvery (50000), log }
+   */
+  async function loadInto(engine, loadOptions = {}) {
+    const target = engine.store;
+    if (!store) store = target;
+    const loadLog = loadOptions.log ? resolveLog(loadOptions.log) : log;
+    const batchSize = loadOptions.batchSize || 5000;
+    const progressEvery = loadOptions.progressEvery || 50000;
+    const memoryBudget = loadOptions.memoryBudget || target.options.memoryBudgetBytes;
+    const startedAt = Date.now();
+    const summary = { transmissions: 0, observations: 0, skipped: 0, rejected: 0, missingRaw: 0, rawLookups: 0, nodes: 0, observers: 0, lastIngestOrder: 0, ms: 0 };
+
+    // The directory is small (one entry per node/observer). Entries join the store when the
+    // replay reaches their firstSeen, as they first joined it live, so hop resolution matches.
+    const nodeDocs = await collections.nodes.find({}).sort({ firstSeen: 1 }).toArray();
+    const observerDocs = await collections.observers.find({}).sort({ firstSeen: 1 }).toArray();
+    const observerDocsById = new Map(observerDocs.map((doc) => [doc.id || doc._id, doc]));
+    let nextNode = 0;
+    let nextObserver = 0;
+    const restoreDirectoryUntil = (time) => {
+      for (; nextNode < nodeDocs.length && !(nodeDocs[nextNode].firstSeen > time); nextNode++) {
+        const doc = nodeDocs[nextNode];
+        if (!target.nodes.has(doc.pubKey || doc._id)) restoreNode(target, doc);
+      }
+      for (; nextObserver < observerDocs.length && !(observerDocs[nextObserver].firstSeen > time); nextObserver++) {
+        const doc = observerDocs[nextObserver];
+        if (!target.observers.has(doc.id || doc._id)) restoreObserver(target, doc);
+      }
+    };
+
+    const start = await findReplayStart(target.options, memoryBudget);
+    if (start) {
+      loadLog.info(`persistence: reloading up to ${start.count} transmissions${start.all ? '' : ` from ${new Date(start.time).toISOString()}`}`);
+      await replayFrom(start, target, { batchSize, progressEvery, summary, restoreDirectoryUntil, observerDocsById, log: loadLog, startedAt });
+    }
+
+    // New observations must sort after the replayed ones even if the wall clock stepped back.
+    if (summary.lastIngestOrder >= nextIngestOrder) nextIngestOrder = summary.lastIngestOrder;
+    // Entries the replay did not reach, then what only the persisted directory knows.
+    restoreDirectoryUntil(Infinity);
+    for (const doc of nodeDocs) mergeNode(target.nodes.get(doc.pubKey || doc._id), doc);
+    for (const doc of observerDocs) mergeObserver(target.observers.get(doc.id || doc._id), doc);
+    summary.nodes = nodeDocs.length;
+    summary.observers = observerDocs.length;
+    summary.ms = Date.now() - startedAt;
+    loadLog.info(`persistence: reload done: ${summary.transmissions} transmissions, ${summary.observations} observations, ${summary.nodes} nodes, ${summary.observers} observers in ${(summary.ms / 1000).toFixed(1)} s (store holds ${target.size})`);
+    return summary;
+  }
+
+  /**
+   * Observations, not transmissions, drive the replay: a transmission is still heard after newer
+   * ones arrive, and the store's time order must see every report where it was. Transmissions
+   * (for their raw) are read alongside, in the same order their creating observations come in,
+   * so no per-batch lookup is needed. Both cursors read one batch ahead of the replay.
+   */
+  async function replayFrom(start, target, context) {
+    const { batchSize, progressEvery, summary, restoreDirectoryUntil, observerDocsById, log: loadLog, startedAt } = context;
+    const filter = start.all ? {} : { time: { $gte: start.time } };
+    const observations = new BatchReader(collections.observations.find(filter, { projection: { _id: 0, at: 0 } }).sort({ time: 1, ingestOrder: 1 }).batchSize(batchSize));
+    const transmissions = new BatchReader(collections.transmissions
+      .find(filter, { projection: { raw: 1, time: 1, ingestOrder: 1 } })
+      .sort({ time: 1, ingestOrder: 1 })
+      .batchSize(batchSize));
+    const inWindow = (doc) => start.all || doc.time > start.time || doc.ingestOrder >= start.ingestOrder;
+    const isLater = (a, b) => a.time > b.time || (a.time === b.time && a.ingestOrder > b.ingestOrder);
+
+    /** The raw of the transmission `doc` creates: next in the transmissions stream, else looked up. */
+    async function rawCreatedBy(doc) {
+      for (let tx = await transmissions.peek(); tx && !isLater(tx, doc); tx = await transmissions.peek()) {
+        transmissions.take();
+        if (tx._id === doc.hash) return tx.raw;
+        // A transmission whose creating observation was never written: nothing to replay it with.
+      }
+      // Its document is older than its creating observation (heard again after eviction): rare.
+      summary.rawLookups++;
+      const tx = await collections.transmissions.findOne({ _id: doc.hash }, { projection: { raw: 1 } });
+      return tx ? tx.raw : null;
+    }
+
+    let nextProgress = progressEvery;
+    try {
+      for (let chunk = await observations.nextBatch(); chunk; chunk = await observations.nextBatch()) {
+        for (const doc of chunk) {
+          const creates = doc.first === true && inWindow(doc);
+          // A later observation of a transmission that is not (or no longer) in the window.
+          if (!creates && !target.byHash.has(doc.hash)) {
+            summary.skipped++;
+            continue;
+          }
+          const raw = doc.raw || (creates ? await rawCreatedBy(doc) : target.byHash.get(doc.hash).raw);
+          if (!raw) {
+            summary.missingRaw++;
+            continue;
+          }
+          restoreDirectoryUntil(doc.time);
+          const observer = observerDocsById.get(doc.observerId);
+          const result = target.ingest({
+            raw,
+            observerId: doc.observerId,
+            observerName: observer ? observer.name : undefined,
+            region: observer ? observer.region : undefined,
+            snr: doc.snr ?? undefined,
+            rssi: doc.rssi ?? undefined,
+            score: doc.score ?? undefined,
+            direction: doc.direction || undefined,
+            time: doc.time,
+          });
+          if (result.error) {
+            summary.rejected++;
+            continue;
+          }
+          summary.observations++;
+          if (result.isNew) summary.transmissions++;
+          if (doc.ingestOrder > summary.lastIngestOrder) summary.lastIngestOrder = doc.ingestOrder;
+        }
+        if (summary.transmissions >= nextProgress) {
+          loadLog.info(`persistence: reloaded ${summary.transmissions} transmissions, ${summary.observations} observations in ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+          nextProgress = (Math.floor(summary.transmissions / progressEvery) + 1) * progressEvery;
+        }
+      }
+    } finally {
+      await Promise.all([observations.close(), transmissions.close()]);
+    }
+  }
+
+  return {
+    recordIngest,
+    recordDropped,
+    flush,
+    close,
+    stats,
+    ensureIndexes,
+    applyRetention,
+    loadInto,
+    /** Use this store's directory for node writes (loadInto() sets it when none was given). */
+    attachStore(newStore) { store = newStore; },
+  };
+}
+
+module.exports = { createPersistence, PERSISTENCE_DEFAULTS, COLLECTION_NAMES, isOutageError };

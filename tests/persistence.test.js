@@ -1,0 +1,514 @@
+'use strict';
+// Write-behind persistence (imports/core/persistence.js) against a real MongoDB wire server:
+// mongo-java-server from tests/helpers/mongo-server.js, or MONGO_URL. Outages are simulated by
+// wrapping collections (and once by stopping the server); checks wait for conditions, never
+// for elapsed time.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { MongoClient, MongoNetworkError } = require('mongodb');
+const { startMongo } = require('./helpers/mongo-server');
+const { simulatedReports } = require('./helpers/mesh');
+const { createEngine } = require('../imports/core/engine');
+const { createPersistence, COLLECTION_NAMES, isOutageError } = require('../imports/core/persistence');
+const { VIEWS_BY_NAME } = require('../imports/core/analytics');
+
+const DAY_MS = 24 * 3600 * 1000;
+
+let mongo = null;
+let client = null;
+let skipReason = null;
+let databaseCount = 0;
+const databases = [];
+
+test.before(async () => {
+  try {
+    mongo = await startMongo();
+    client = new MongoClient(mongo.url, { serverSelectionTimeoutMS: 5000 });
+    await client.connect();
+  } catch (err) {
+    skipReason = `no MongoDB for the persistence tests: ${err.message.split('\n')[0]}`;
+    console.log(skipReason);
+  }
+});
+
+test.after(async () => {
+  // Leave nothing behind on a borrowed server.
+  if (client && mongo.external) for (const db of databases) await db.dropDatabase();
+  if (client) await client.close();
+  if (mongo) await mongo.stop();
+});
+
+/** A fresh database per test, with every collection wrapped so bulkWrites can be counted and made to fail. */
+function freshCollections() {
+  const db = client.db(`${mongo.dbName}_${++databaseCount}`);
+  databases.push(db);
+  const control = { bulkWrites: [], failing: false, failuresSeen: 0 };
+  const raw = {};
+  const wrapped = {};
+  for (const name of COLLECTION_NAMES) {
+    raw[name] = db.collection(name);
+    wrapped[name] = new Proxy(raw[name], {
+      get(target, prop) {
+        if (prop === 'bulkWrite') {
+          return async (ops, options) => {
+            control.bulkWrites.push({ name, count: ops.length, ordered: options && options.ordered });
+            if (control.failing) {
+              control.failuresSeen++;
+              throw new MongoNetworkError('simulated outage: connection refused');
+            }
+            return target.bulkWrite(ops, options);
+          };
+        }
+        const value = target[prop];
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  }
+  return { db, raw, collections: wrapped, control };
+}
+
+/** Resolves once `condition()` is true; the deadline only turns a hang into a failure, it measures nothing. */
+async function until(condition, what = 'condition', deadlineMs = 120000) {
+  const giveUpAt = Date.now() + deadlineMs;
+  while (!condition()) {
+    if (Date.now() > giveUpAt) throw new Error(`still waiting for ${what} after ${deadlineMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+function capturingLog() {
+  const lines = [];
+  const push = (level) => (message) => lines.push(`${level}: ${message}`);
+  return { lines, info: push('info'), warn: push('warn'), error: push('error') };
+}
+
+const FAST_RETRY = { retryBackoffMs: 2, maxRetryBackoffMs: 10 };
+
+function ingestAll(engine, persistence, reports) {
+  let accepted = 0;
+  for (const report of reports) {
+    const result = engine.ingest(report);
+    if (!result.error && persistence.recordIngest(result, report)) accepted++;
+  }
+  return accepted;
+}
+
+/** Observation documents the store should have produced: one per distinct (hash, observer, reported time). */
+function expectedObservationIds(reports) {
+  const ids = new Set();
+  const check = createEngine({ channels: [], views: [] });
+  for (const report of reports) {
+    const result = check.ingest(report);
+    if (!result.error && result.observation) ids.add(`${result.tx.hash}:${report.observerId}:${report.time}`);
+  }
+  return ids;
+}
+
+function skipIfNoMongo(t) {
+  if (!skipReason) return false;
+  t.skip(skipReason);
+  return true;
+}
+
+test('N ingests become a few unordered bulkWrites, one document per transmission and observation', async (t) => {
+  if (skipIfNoMongo(t)) return;
+  const { raw, collections, control } = freshCollections();
+  const { reports, channels } = simulatedReports({ seed: 3, count: 2000 });
+  const engine = createEngine({ channels });
+  const persistence = createPersistence({ collections, store: engine.store, batchSize: 500 });
+  await persistence.ensureIndexes();
+
+  const accepted = ingestAll(engine, persistence, reports);
+  await persistence.flush();
+  const stats = persistence.stats();
+
+  assert.equal(accepted, reports.length);
+  assert.equal(await raw.transmissions.countDocuments(), engine.store.size);
+  assert.equal(await raw.observations.countDocuments(), expectedObservationIds(reports).size);
+  assert.equal(await raw.observers.countDocuments(), engine.store.observers.size);
+  assert.equal(await raw.nodes.countDocuments(), engine.store.nodes.size);
+  // ~2 writes per report plus directory upserts, in batches of up to 500 per collection.
+  const writes = stats.written;
+  assert.ok(writes > reports.length, `written ${writes}`);
+  assert.ok(control.bulkWrites.length <= Math.ceil(writes / 500) * 4 + 8, `${control.bulkWrites.length} bulkWrites for ${writes} writes`);
+  assert.ok(control.bulkWrites.every((call) => call.ordered === false));
+  assert.equal(stats.pending, 0);
+  assert.equal(stats.failed, 0);
+  assert.equal(stats.overflowed, 0);
+  assert.equal(stats.bulkWrites, control.bulkWrites.length);
+  assert.ok(stats.batchLatencyMs.count > 0);
+
+  const tx = engine.store.transmissions()[0];
+  const doc = await raw.transmissions.findOne({ _id: tx.hash });
+  assert.equal(doc.hash, tx.hash);
+  assert.equal(doc.raw, tx.raw);
+  assert.equal(doc.time, tx.time);
+  assert.equal(doc.payloadType, tx.payloadType);
+  assert.ok(doc.at instanceof Date);
+  await persistence.close();
+});
+
+test('re-delivery is idempotent: same report twice, or the same writes from a second process', async (t) => {
+  if (skipIfNoMongo(t)) return;
+  const { raw, collections } = freshCollections();
+  const { reports, channels } = simulatedReports({ seed: 4, count: 50 });
+  const engine = createEngine({ channels });
+  const persistence = createPersistence({ collections, store: engine.store });
+  await persistence.ensureIndexes();
+
+  const report = reports[0];
+  persistence.recordIngest(engine.ingest(report), report);
+  persistence.recordIngest(engine.ingest({ ...report }), report);
+  await persistence.flush();
+  assert.equal(await raw.transmissions.countDocuments(), 1);
+  assert.equal(await raw.observations.countDocuments(), 1);
+
+  // A second process replaying the same reports (e.g. after a crash before acknowledging).
+  const engine2 = createEngine({ channels });
+  const persistence2 = createPersistence({ collections, store: engine2.store });
+  persistence2.recordIngest(engine2.ingest(report), report);
+  await persistence2.flush();
+  assert.equal(await raw.transmissions.countDocuments(), 1);
+  assert.equal(await raw.observations.countDocuments(), 1);
+  assert.equal(persistence.stats().failed + persistence2.stats().failed, 0);
+  await persistence.close();
+  await persistence2.close();
+});
+
+test('a duplicate-key MongoBulkWriteError counts as written, other write errors as failed', async (t) => {
+  if (skipIfNoMongo(t)) return;
+  const { collections } = freshCollections();
+  let answer = null;
+  const fake = (name) => ({
+    ...collections[name],
+    bulkWrite: async (ops) => {
+      const err = new Error('E11000 duplicate key error');
+      Object.defineProperty(err, 'name', { value: 'MongoBulkWriteError' });
+      err.code = answer === 'duplicates' ? 11000 : 121;
+      err.writeErrors = ops.map((op, index) => ({ index, code: index === 0 && answer === 'mixed' ? 121 : 11000, errmsg: 'x' }));
+      throw err;
+    },
+  });
+  const wrapped = Object.fromEntries(COLLECTION_NAMES.map((name) => [name, fake(name)]));
+  const persistence = createPersistence({ collections: wrapped, ...FAST_RETRY });
+
+  answer = 'duplicates';
+  persistence.recordDropped({ raw: 'aa', observerId: 'o' }, { reason: 'not_hex', message: 'bad' });
+  persistence.recordDropped({ raw: 'bb', observerId: 'o' }, { reason: 'not_hex', message: 'bad' });
+  await persistence.flush();
+  assert.deepEqual([persistence.stats().written, persistence.stats().failed, persistence.stats().retried], [2, 0, 0]);
+
+  answer = 'mixed';
+  persistence.recordDropped({ raw: 'cc', observerId: 'o' }, { reason: 'not_hex', message: 'bad' });
+  persistence.recordDropped({ raw: 'dd', observerId: 'o' }, { reason: 'not_hex', message: 'bad' });
+  await persistence.flush();
+  const stats = persistence.stats();
+  assert.deepEqual([stats.written, stats.failed, stats.retried], [3, 1, 0]);
+  assert.equal(stats.lastError.code, 121);
+  await persistence.close();
+});
+
+test('outage errors are recognised through the bulk-write wrapper', () => {
+  assert.equal(isOutageError(new MongoNetworkError('down')), true);
+  const wrapped = new Error('bulk failed');
+  wrapped.errorResponse = new MongoNetworkError('down');
+  assert.equal(isOutageError(wrapped), true);
+  assert.equal(isOutageError(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })), true);
+  assert.equal(isOutageError(Object.assign(new Error('validation'), { code: 121 })), false);
+});
+
+/**
+ * Snapshots of every view, with the parameters a view requires taken from the data. With
+ * `fresh`, each view is a new instance built from what the store holds now (no evictions in
+ * its history): the ground truth for that window.
+ */
+function allSnapshots(engine, now, { fresh = false } = {}) {
+  const store = engine.store;
+  const snapshot = (name, params) => {
+    if (!fresh) return engine.snapshot(name, params, now);
+    const instance = VIEWS_BY_NAME.get(name).create(store);
+    store.fifo.forEachOldest((tx) => {
+      for (const observation of tx.observations) instance.apply(tx, observation, store);
+    });
+    return instance.snapshot(params, now);
+  };
+  const nodeKeys = Array.from(store.nodes.keys()).sort().slice(0, 5);
+  const channelNames = new Set();
+  store.fifo.forEachOldest((tx) => { if (tx.message && tx.message.channel) channelNames.add(tx.message.channel); });
+  const someHash = store.size ? store.transmissions()[Math.floor(store.size / 2)].hash : '00';
+  const paramsFor = {
+    node: nodeKeys.map((pubKey) => ({ pubKey })),
+    channelMessages: Array.from(channelNames).sort().map((channel) => ({ channel, limit: 200 })),
+    packets: [{}, { limit: 500 }, { hash: someHash }],
+  };
+  const out = {};
+  for (const name of engine.views.keys()) {
+    for (const params of paramsFor[name] || [{}]) {
+      const key = `${name}${JSON.stringify(params)}`;
+      try {
+        out[key] = snapshot(name, params);
+      } catch (err) {
+        out[key] = { threw: err.message };
+      }
+    }
+  }
+  return out;
+}
+
+async function persistAndReload({ seed, count, store = {}, t }) {
+  const { raw, collections } = freshCollections();
+  const { reports, channels } = simulatedReports({ seed, count });
+  const before = createEngine({ channels, store });
+  const persistence = createPersistence({ collections, store: before.store });
+  await persistence.ensureIndexes();
+  ingestAll(before, persistence, reports);
+  await persistence.flush();
+  await persistence.close();
+
+  const after = createEngine({ channels, store });
+  const log = capturingLog();
+  const reloader = createPersistence({ collections, log });
+  const summary = await reloader.loadInto(after, { batchSize: 700, progressEvery: 500 });
+  t.diagnostic(`reloaded ${JSON.stringify(summary)}`);
+  return { before, after, summary, log, raw, reloader };
+}
+
+/**
+ * The reloaded engine must show what the engine before the restart showed. With `fromWindow`
+ * (the store evicted), both sides' views are rebuilt over their final windows: replay evicts
+ * along another path than the live store did, and a view whose eviction drifts (a view bug,
+ * reported as a diagnostic) must not fail the persistence test.
+ */
+function assertSameViews(before, after, { fromWindow = false, t = null } = {}) {
+  const now = before.store.fifo.last().time + 60 * 1000;
+  const expected = allSnapshots(before, now, { fresh: fromWindow });
+  const actual = allSnapshots(after, now, { fresh: fromWindow });
+  if (fromWindow && t) {
+    for (const [label, engine, rebuilt] of [['before the restart', before, expected], ['after the reload', after, actual]]) {
+      const incremental = allSnapshots(engine, now);
+      for (const key of Object.keys(rebuilt)) {
+        try {
+          assert.deepEqual(incremental[key], rebuilt[key]);
+        } catch {
+          t.diagnostic(`view ${key} ${label}: incremental state differs from a rebuild over the same window (eviction drift in the view)`);
+        }
+      }
+    }
+  }
+  assert.deepEqual(Object.keys(actual), Object.keys(expected));
+  for (const key of Object.keys(expected)) assert.deepEqual(actual[key], expected[key], `view ${key} differs after reload`);
+  assert.equal(after.store.size, before.store.size);
+  assert.equal(after.store.observationCount, before.store.observationCount);
+  assert.deepEqual(after.store.transmissions().map((tx) => tx.hash), before.store.transmissions().map((tx) => tx.hash));
+}
+
+test('reload after a restart rebuilds every view exactly', async (t) => {
+  if (skipIfNoMongo(t)) return;
+  const { before, after, summary, log } = await persistAndReload({ seed: 5, count: 3000, t });
+  assert.equal(summary.transmissions, before.store.size);
+  assert.equal(summary.skipped + summary.missingRaw + summary.rejected, 0);
+  assertSameViews(before, after);
+  assert.ok(log.lines.some((line) => /reloaded \d+ transmissions/.test(line)), 'progress is logged');
+  assert.ok(log.lines.some((line) => /reload done/.test(line)));
+});
+
+test('two restarts in a row: ingest, restart, ingest more, restart: same as never restarting', async (t) => {
+  if (skipIfNoMongo(t)) return;
+  const { collections } = freshCollections();
+  const { reports, channels } = simulatedReports({ seed: 12, count: 2400 });
+  const half = reports.length / 2;
+
+  const first = createEngine({ channels });
+  const firstPersistence = createPersistence({ collections, store: first.store });
+  ingestAll(first, firstPersistence, reports.slice(0, half));
+  await firstPersistence.close();
+
+  // One persistence object both reloads and then records: loadInto() attaches the store.
+  const second = createEngine({ channels });
+  const secondPersistence = createPersistence({ collections });
+  await secondPersistence.loadInto(second);
+  ingestAll(second, secondPersistence, reports.slice(half));
+  await secondPersistence.close();
+
+  const third = createEngine({ channels });
+  await createPersistence({ collections }).loadInto(third);
+  const neverRestarted = createEngine({ channels });
+  for (const report of reports) neverRestarted.ingest(report);
+  assertSameViews(neverRestarted, third);
+});
+
+test('reload with a store that evicted before the restart lands on the same window', async (t) => {
+  if (skipIfNoMongo(t)) return;
+  const store = { memoryBudgetBytes: 250 * 1024 };
+  const { before, after, summary } = await persistAndReload({ seed: 6, count: 4000, store, t });
+  assert.ok(before.store.counters.evicted > 0, 'the store evicted before the restart');
+  t.diagnostic(`before: ${before.store.size} transmissions held, ${before.store.counters.evicted} evicted; the replay evicted ${after.store.counters.evicted}`);
+  // Replay starts early enough and lets the store evict down to the same window.
+  assert.ok(summary.transmissions >= before.store.size);
+  assertSameViews(before, after, { fromWindow: true, t });
+});
+
+test('an outage during ingest loses nothing: writes wait, are retried, and land afterwards', async (t) => {
+  if (skipIfNoMongo(t)) return;
+  const { raw, collections, control } = freshCollections();
+  const { reports, channels } = simulatedReports({ seed: 7, count: 1500 });
+  const engine = createEngine({ channels });
+  const log = capturingLog();
+  const persistence = createPersistence({ collections, store: engine.store, log, batchSize: 200, ...FAST_RETRY });
+  await persistence.ensureIndexes();
+
+  ingestAll(engine, persistence, reports.slice(0, 300));
+  await persistence.flush();
+  control.failing = true;
+  // Ingest goes on while MongoDB is down; recordIngest neither throws nor blocks.
+  const accepted = ingestAll(engine, persistence, reports.slice(300));
+  assert.equal(accepted, reports.length - 300);
+  await until(() => persistence.stats().retried >= 5, 'retries');
+  const during = persistence.stats();
+  assert.ok(during.pending > 0);
+  assert.equal(during.outage, true);
+  assert.equal(during.lastError.name, 'MongoNetworkError');
+  await assert.rejects(persistence.flush(50), /flush timed out after 50 ms with \d+ writes pending/);
+
+  control.failing = false;
+  await persistence.flush();
+  const stats = persistence.stats();
+  assert.equal(stats.failed, 0);
+  assert.equal(stats.overflowed, 0);
+  assert.equal(stats.pending, 0);
+  assert.equal(stats.outage, false);
+  assert.equal(await raw.transmissions.countDocuments(), engine.store.size);
+  assert.equal(await raw.observations.countDocuments(), expectedObservationIds(reports).size);
+  assert.ok(log.lines.some((line) => /^warn: .*MongoDB unreachable/.test(line)));
+  assert.ok(log.lines.some((line) => /^info: .*writes resumed/.test(line)));
+  await persistence.close();
+});
+
+test('a real server stop and restart on the same port: the driver\'s errors are retried until it is back', async (t) => {
+  if (skipIfNoMongo(t)) return;
+  if (mongo.external) return t.skip('needs the test server (MONGO_URL is set)');
+  let server = await startMongo();
+  const port = server.port;
+  const ownClient = new MongoClient(server.url, { serverSelectionTimeoutMS: 500 });
+  try {
+    await ownClient.connect();
+    const db = ownClient.db(server.dbName);
+    const collections = Object.fromEntries(COLLECTION_NAMES.map((name) => [name, db.collection(name)]));
+    const { reports, channels } = simulatedReports({ seed: 11, count: 600 });
+    const engine = createEngine({ channels });
+    const persistence = createPersistence({ collections, store: engine.store, ...FAST_RETRY });
+
+    await server.stop();
+    ingestAll(engine, persistence, reports);
+    await until(() => persistence.stats().retried >= 3, 'retries');
+    assert.equal(persistence.stats().outage, true, `classified as an outage: ${JSON.stringify(persistence.stats().lastError)}`);
+
+    server = await startMongo({ port }); // a new, empty in-memory server
+    await persistence.flush();
+    const stats = persistence.stats();
+    assert.equal(stats.failed, 0);
+    assert.equal(await collections.transmissions.countDocuments(), engine.store.size);
+    assert.equal(await collections.observations.countDocuments(), expectedObservationIds(reports).size);
+    await persistence.close();
+  } finally {
+    await ownClient.close();
+    await server.stop();
+  }
+});
+
+test('a full buffer drops the oldest writes and counts them; nothing else is lost', async (t) => {
+  if (skipIfNoMongo(t)) return;
+  const { raw, collections, control } = freshCollections();
+  const { reports, channels } = simulatedReports({ seed: 8, count: 600 });
+  const engine = createEngine({ channels });
+  const log = capturingLog();
+  const maxPendingWrites = 100;
+  const persistence = createPersistence({ collections, store: engine.store, log, batchSize: 50, maxPendingWrites, queue: { maxConcurrency: 1 }, ...FAST_RETRY });
+
+  control.failing = true;
+  ingestAll(engine, persistence, reports);
+  await until(() => control.failuresSeen > 0, 'a failed bulkWrite');
+  const during = persistence.stats();
+  assert.ok(during.overflowed > 0);
+  assert.ok(during.pending <= maxPendingWrites + 50, `pending ${during.pending} within the bound plus one in-flight batch`);
+  assert.ok(log.lines.some((line) => /^warn: .*write buffer full/.test(line)));
+
+  control.failing = false;
+  await persistence.flush();
+  const stats = persistence.stats();
+  const documents = (await Promise.all(COLLECTION_NAMES.map((name) => raw[name].countDocuments()))).reduce((a, b) => a + b, 0);
+  assert.equal(stats.failed, 0);
+  // Every queued write was either written (one document each: no re-deliveries here) or dropped and counted.
+  assert.equal(stats.written, documents);
+  assert.equal(stats.written + stats.overflowed, stats.queued);
+  assert.ok(stats.queued > engine.store.size + engine.store.observationCount, 'transmissions, observations and directory writes were queued');
+  await persistence.close();
+});
+
+test('close() gives up on writes that cannot be made and counts them as failed', async (t) => {
+  if (skipIfNoMongo(t)) return;
+  const { collections, control } = freshCollections();
+  const { reports, channels } = simulatedReports({ seed: 9, count: 40 });
+  const engine = createEngine({ channels });
+  const persistence = createPersistence({ collections, store: engine.store, ...FAST_RETRY });
+  control.failing = true;
+  ingestAll(engine, persistence, reports);
+  await until(() => persistence.stats().retried > 0, 'a retry');
+  const stats = await persistence.close(20);
+  assert.ok(stats.failed > 0);
+  assert.equal(stats.pending, 0);
+  assert.equal(persistence.recordIngest(engine.ingest(reports[0]), reports[0]), false, 'a closed persistence refuses writes');
+});
+
+test('retention deletes old documents per collection; dropped packets are kept short', async (t) => {
+  if (skipIfNoMongo(t)) return;
+  const { raw, collections } = freshCollections();
+  const { reports, channels } = simulatedReports({ seed: 10, count: 400 });
+  const now = Date.UTC(2026, 5, 1);
+  const oldStart = now - 40 * DAY_MS;
+  const recentStart = now - 1 * DAY_MS;
+  const firstTime = reports[0].time;
+  const shifted = reports.map((report, i) => ({ ...report, time: (i < 200 ? oldStart : recentStart) + (report.time - firstTime) }));
+
+  const engine = createEngine({ channels });
+  const persistence = createPersistence({ collections, store: engine.store, retentionDays: { transmissions: 30, observations: 30, droppedPackets: 7, nodes: 30, observers: null } });
+  await persistence.ensureIndexes();
+  ingestAll(engine, persistence, shifted);
+  persistence.recordDropped(null, { reason: 'bad_json', message: 'x'.repeat(2000), raw: 'f'.repeat(5000), time: now - 10 * DAY_MS, source: 'mqtt:test' });
+  persistence.recordDropped({ raw: 'zz', observerId: 'obs1' }, { reason: 'not_hex', message: 'input is not an even-length hex string', time: now - DAY_MS });
+  await persistence.flush();
+
+  const dropped = await raw.droppedPackets.find({}).sort({ receivedAt: 1 }).toArray();
+  assert.equal(dropped.length, 2);
+  assert.equal(dropped[0].raw.length, 600);
+  assert.equal(dropped[0].source, 'mqtt:test');
+  assert.ok(dropped[0].receivedAt instanceof Date);
+  assert.deepEqual([dropped[1].reason, dropped[1].raw, dropped[1].observerId], ['not_hex', 'zz', 'obs1']);
+
+  const cutoff = now - 30 * DAY_MS;
+  const oldTransmissions = await raw.transmissions.countDocuments({ time: { $lt: cutoff } });
+  const oldObservations = await raw.observations.countDocuments({ time: { $lt: cutoff } });
+  assert.ok(oldTransmissions > 0 && oldObservations > 0);
+  const totalObservers = await raw.observers.countDocuments();
+
+  const deleted = await persistence.applyRetention(now);
+  assert.equal(deleted.transmissions, oldTransmissions);
+  assert.equal(deleted.observations, oldObservations);
+  assert.equal(deleted.droppedPackets, 1);
+  assert.equal(deleted.observers, undefined, 'observers are kept forever here');
+  assert.equal(await raw.transmissions.countDocuments({ time: { $lt: cutoff } }), 0);
+  assert.ok(await raw.transmissions.countDocuments() > 0);
+  assert.equal(await raw.nodes.countDocuments({ lastSeen: { $lt: cutoff } }), 0);
+  assert.equal(await raw.observers.countDocuments(), totalObservers);
+
+  // Changing retention rebuilds the TTL indexes instead of failing.
+  const again = createPersistence({ collections, retentionDays: { transmissions: 10, droppedPackets: null } });
+  await again.ensureIndexes();
+  const indexes = await raw.transmissions.indexes();
+  assert.equal(indexes.find((index) => index.name === 'at_1').expireAfterSeconds, 10 * 86400);
+  assert.ok(indexes.some((index) => index.name === 'hash_1' && index.unique));
+  const droppedIndex = (await raw.droppedPackets.indexes()).find((index) => index.name === 'receivedAt_1');
+  assert.equal(droppedIndex.expireAfterSeconds, undefined);
+  await persistence.close();
+  await again.close();
+});
