@@ -35,7 +35,6 @@ const DECODE_ERRORS = {
 };
 
 const MAX_PACKET_BYTES = 255;
-const HEX_RE = /^[0-9a-fA-F]*$/;
 
 // Minimum payload lengths per type; shorter payloads are truncated fields, not packets.
 const MIN_PAYLOAD = { 0: 4, 1: 4, 2: 4, 3: 4, 4: 100, 5: 3, 6: 3, 7: 35, 8: 4, 9: 9, 11: 1 };
@@ -156,7 +155,8 @@ function parseAdvert(payload) {
 
 /**
  * Decode one packet. `input` is the raw packet as hex (any case) or a Buffer.
- * Options: `keyring` (from createKeyring) to decrypt GRP_TXT.
+ * Options: `keyring` (from createKeyring) to decrypt GRP_TXT; `isKnown(hash)` to skip the
+ * payload of transmissions already stored (then `{ packet, repeat: true }` with payload fields null).
  * Returns `{ packet }` or `{ error: { reason, message } }`.
  */
 function decodePacket(input, options = {}) {
@@ -164,8 +164,11 @@ function decodePacket(input, options = {}) {
   if (Buffer.isBuffer(input)) bytes = input;
   else if (typeof input !== 'string') return fail('not_string');
   else {
-    if (input.length % 2 !== 0 || !HEX_RE.test(input)) return fail('not_hex');
+    if (input.length % 2 !== 0) return fail('not_hex');
     bytes = Buffer.from(input, 'hex');
+    // Buffer.from stops at the first non-hex pair, so a short result means bad input
+    // (cheaper than a regular expression over every packet).
+    if (bytes.length * 2 !== input.length) return fail('not_hex');
   }
   if (bytes.length < 2) return fail('too_short', `${bytes.length} bytes`);
   if (bytes.length > MAX_PACKET_BYTES) return fail('too_long', `${bytes.length} bytes`);
@@ -207,8 +210,12 @@ function decodePacket(input, options = {}) {
     }
   }
 
+  const hash = contentHash(payloadType, pathLenByte, bytes, payloadOffset);
+  // A repeat of a known transmission needs only its hash and this observer's path: skip
+  // payload parsing and decryption (half of all reports are such repeats).
+  const repeat = options.isKnown ? options.isKnown(hash) : false;
   const packet = {
-    hash: contentHash(payloadType, pathLenByte, bytes, payloadOffset),
+    hash,
     routeType,
     payloadType,
     payloadVersion,
@@ -228,6 +235,7 @@ function decodePacket(input, options = {}) {
     controlSubtype: null,
   };
 
+  if (repeat) return { packet, repeat: true };
   switch (payloadType) {
     case 0: case 1: case 2: case 8: // REQ, RESPONSE, TXT_MSG, PATH: dest, src, MAC, ciphertext
       packet.destHash = hexOf(payload, 0, 1);

@@ -36,6 +36,7 @@ const DEFAULTS = {
 };
 
 const MAX_OBSERVER_ID_LENGTH = 128;
+const NUMBER_FIELDS = ['snr', 'rssi', 'score'];
 
 /** Typed reasons for observations the store refuses (decode errors come from decode.js). */
 const STORE_ERRORS = {
@@ -43,6 +44,13 @@ const STORE_ERRORS = {
   bad_number: 'SNR, RSSI or score is not a finite number',
   bad_time: 'time is not a finite number of milliseconds',
 };
+
+function samePath(a, b) {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 class PacketStore {
   constructor(options = {}) {
@@ -70,6 +78,7 @@ class PacketStore {
     this.observers = new Map(); // observer id -> observer directory entry
 
     this.views = [];
+    this.decodeOptions = { keyring: this.keyring, isKnown: (hash) => this.byHash.has(hash) };
   }
 
   /** Register an analytics view instance (see imports/core/analytics/README in view.js). */
@@ -100,7 +109,7 @@ class PacketStore {
     const rawLower = typeof report.raw === 'string' ? report.raw.toLowerCase() : report.raw;
     // Every report is decoded: the content hash that dedups it needs the payload offset, and
     // this observer's path (which differs per observer) is part of what we keep.
-    const decoded = decodePacket(rawLower, { keyring: this.keyring });
+    const decoded = decodePacket(rawLower, this.decodeOptions);
     if (decoded.error) return this.reject(decoded.error);
     return this.insertDecoded(decoded.packet, rawLower, report);
   }
@@ -109,9 +118,9 @@ class PacketStore {
     if (!report || typeof report.observerId !== 'string' || report.observerId.length === 0 || report.observerId.length > MAX_OBSERVER_ID_LENGTH) {
       return { reason: 'bad_observer', message: STORE_ERRORS.bad_observer };
     }
-    for (const field of ['snr', 'rssi', 'score']) {
-      const value = report[field];
-      if (value !== undefined && value !== null && !Number.isFinite(value)) return { reason: 'bad_number', message: `${STORE_ERRORS.bad_number}: ${field}` };
+    for (let i = 0; i < NUMBER_FIELDS.length; i++) {
+      const value = report[NUMBER_FIELDS[i]];
+      if (value !== undefined && value !== null && !Number.isFinite(value)) return { reason: 'bad_number', message: `${STORE_ERRORS.bad_number}: ${NUMBER_FIELDS[i]}` };
     }
     if (report.time !== undefined && report.time !== null && !Number.isFinite(report.time)) return { reason: 'bad_time', message: STORE_ERRORS.bad_time };
     return null;
@@ -159,7 +168,7 @@ class PacketStore {
       }
     }
 
-    const path = isNew || packet.path.join() === tx.path.join() ? tx.path : packet.path;
+    const path = isNew || samePath(packet.path, tx.path) ? tx.path : packet.path;
     const observation = {
       observer,
       time,
@@ -272,9 +281,9 @@ class PacketStore {
    * known node, otherwise keep a stub for the prefix until an advert names it.
    */
   touchHop(prefix, time) {
-    const candidates = this.resolvePrefix(prefix);
-    if (candidates.length === 1) {
-      if (time > candidates[0].lastSeen) candidates[0].lastSeen = time;
+    const unique = this.uniqueNodeFor(prefix);
+    if (unique) {
+      if (time > unique.lastSeen) unique.lastSeen = time;
       return;
     }
     let stub = this.stubs.get(prefix);
@@ -283,6 +292,20 @@ class PacketStore {
       this.stubs.set(prefix, stub);
     }
     stub.lastSeen = time;
+  }
+
+  /** The one node a prefix names, or null when none or several match (no allocation: hot path). */
+  uniqueNodeFor(prefix) {
+    const candidates = this.nodesByFirstByte.get(prefix.length === 2 ? prefix : prefix.slice(0, 2));
+    if (!candidates) return null;
+    let found = null;
+    for (let i = 0; i < candidates.length; i++) {
+      if (prefix.length === 2 || candidates[i].pubKey.startsWith(prefix)) {
+        if (found) return null;
+        found = candidates[i];
+      }
+    }
+    return found;
   }
 
   /** Nodes whose public key starts with a hop hash prefix (empty: unknown; several: ambiguous). */
