@@ -53,10 +53,13 @@ export function registerViewPublications({ hub, viewNames, settings }) {
   names.push('packets.live');
 
   // NO_MERGE: the server keeps no per-connection copy of these documents (the hub already
-  // holds one shared copy per group), which is what makes 1,000 dashboards cheap.
-  // Safe because no two publications ever send the same document id to one client.
+  // holds one shared copy per group), which is what makes 1,000 dashboards cheap. Meteor looks
+  // the strategy up by COLLECTION name. Safe because no two subscriptions of one client ever
+  // send the same document id: view document ids embed the view and the params.
   if (settings.publish.noMerge && DDPServer.publicationStrategies && Meteor.server.setPublicationStrategy) {
-    for (const name of names) Meteor.server.setPublicationStrategy(name, DDPServer.publicationStrategies.NO_MERGE);
+    for (const collection of [VIEW_DOCUMENTS, LIVE_PACKETS]) {
+      Meteor.server.setPublicationStrategy(collection, DDPServer.publicationStrategies.NO_MERGE);
+    }
   }
   return names;
 }

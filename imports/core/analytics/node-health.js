@@ -29,7 +29,7 @@
  * drives it; the others, applied after it in registration order, read the result it memoized
  * for the same observation (and ignore the replay a late-registered view gets).
  */
-const { bump, hourBucket, HOUR_MS, DAY_MS } = require('./view');
+const { bump, hourBucket, DAY_MS } = require('./view');
 const { nodeStatus } = require('../node-status');
 
 // Flags of one node's match with one transmission.
@@ -37,45 +37,88 @@ const MATCHED = 1;
 const HOP = 2; // the node is a hop of some observed path: it relayed the packet
 
 const KEY_LENGTHS = [2, 4, 6]; // hex lengths of 1-, 2- and 3-byte hash prefixes
-const NO_MATCHES = new Map();
 const TYPE_COUNT = 16; // payload types are 4 bits
+
+function dayStart(time) {
+  return Math.floor(time / DAY_MS) * DAY_MS;
+}
 
 function hopBin(hopCount) {
   return hopCount >= 4 ? 4 : hopCount;
 }
 
-/** Is `prefix` (a hop, src or dest hash) one of the node's key prefixes? */
-function isOwnPrefix(pubKey, prefix) {
-  return pubKey.startsWith(prefix);
+/** Is `prefix` (a hop, src or dest hash: 2, 4 or 6 hex) one of the aggregate's key prefixes? */
+function isOwnPrefix(aggregate, prefix) {
+  // One short-string comparison (the key prefix of the same length) instead of startsWith on the
+  // 64-hex key: this runs for every hop of every observation of every matched node.
+  return prefix === aggregate.keyPrefixes[(prefix.length >> 1) - 1];
 }
 
 /**
  * Peers of a node in one observation: hops next to it in the path, the first hop when it is
  * the packet's origin (its advert or src), and the src/dest counterpart. Its own prefixes are
- * not peers (a repeated prefix cannot be told apart from the node itself).
+ * not peers (a repeated prefix cannot be told apart from the node itself). Fills and returns
+ * `peers` (a scratch array, reused to spare an allocation per call).
  */
-function adjacentPeers(pubKey, tx, path) {
-  const peers = [];
-  const add = (prefix) => {
-    if (!isOwnPrefix(pubKey, prefix) && !peers.includes(prefix)) peers.push(prefix);
-  };
+function adjacentPeers(aggregate, tx, path, peers) {
+  peers.length = 0;
   for (let i = 0; i < path.length; i++) {
-    if (!isOwnPrefix(pubKey, path[i])) continue;
-    if (i > 0) add(path[i - 1]);
-    if (i + 1 < path.length) add(path[i + 1]);
+    if (!isOwnPrefix(aggregate, path[i])) continue;
+    if (i > 0) addPeer(aggregate, path[i - 1], peers);
+    if (i + 1 < path.length) addPeer(aggregate, path[i + 1], peers);
   }
-  const isSource = (tx.advert !== null && tx.advert.pubKey === pubKey) || (tx.srcHash !== null && isOwnPrefix(pubKey, tx.srcHash));
-  if (isSource && path.length > 0) add(path[0]);
+  const fromSrc = tx.srcHash !== null && isOwnPrefix(aggregate, tx.srcHash);
+  const isSource = fromSrc || (tx.advert !== null && tx.advert.pubKey === aggregate.pubKey);
+  if (isSource && path.length > 0) addPeer(aggregate, path[0], peers);
   if (tx.srcHash !== null && tx.destHash !== null) {
-    if (isOwnPrefix(pubKey, tx.srcHash)) add(tx.destHash);
-    if (isOwnPrefix(pubKey, tx.destHash)) add(tx.srcHash);
+    if (fromSrc) addPeer(aggregate, tx.destHash, peers);
+    if (isOwnPrefix(aggregate, tx.destHash)) addPeer(aggregate, tx.srcHash, peers);
   }
   return peers;
 }
 
+function addPeer(aggregate, prefix, peers) {
+  if (!isOwnPrefix(aggregate, prefix) && peers.indexOf(prefix) < 0) peers.push(prefix);
+}
+
+const scratchPeers = [];
+
+/** The nodes one transmission matches, with flags: a handful at most, so arrays beat a Map. */
+class Matches {
+  constructor() {
+    this.aggregates = [];
+    this.flags = [];
+  }
+
+  add(aggregate, flags) {
+    const at = this.aggregates.indexOf(aggregate);
+    if (at < 0) {
+      this.aggregates.push(aggregate);
+      this.flags.push(flags);
+    } else {
+      this.flags[at] |= flags;
+    }
+  }
+
+  flagsOf(aggregate) {
+    const at = this.aggregates.indexOf(aggregate);
+    return at < 0 ? 0 : this.flags[at];
+  }
+
+  copy() {
+    const copy = new Matches();
+    copy.aggregates = this.aggregates.slice();
+    copy.flags = this.flags.slice();
+    return copy;
+  }
+}
+
+const NO_MATCHES = new Matches();
+
 function emptyAggregate(pubKey) {
   return {
     pubKey,
+    keyPrefixes: KEY_LENGTHS.map((length) => pubKey.slice(0, length)),
     packets: 0,
     relayed: 0,
     hopsSum: 0,
@@ -83,97 +126,143 @@ function emptyAggregate(pubKey) {
     snrCount: 0,
     rssiSum: 0,
     rssiCount: 0,
-    observers: new Map(), // observer id -> { count, snrSum, snrCount, rssiSum, rssiCount } (observations)
-    hours: new Map(), // hour start -> hour bucket
+    days: new Map(), // UTC day start -> day bucket
+    hours: new Map(), // hour start -> hour bucket (Float64Array, see below)
+    // The newest day and hour buckets, where nearly every packet lands: spares a Map lookup.
+    cachedDayStart: NaN,
+    cachedDay: null,
+    cachedHourStart: NaN,
+    cachedHour: null,
   };
 }
 
 /**
- * One node's packets first heard in one hour. Besides counts and sums it keeps what the
- * longest silence needs without a walk over packets: the first packet time, the newest
- * TIME_TAIL times in order (packets attributed late, when a later observation's path names the
- * node, land a few seconds back, inside this tail), and for the older "settled" times their
- * last one and their longest gap between consecutive packets (and where it ends). All of this
- * stays exact while packets are added inside the tail, before the first, or outside the
- * settled longest gap; when the oldest packet is evicted or a packet splits the settled longest
- * gap, `timesExact` turns false and the snapshot re-reads that one hour from the store's
- * indexes (eviction is oldest-first, so that is at most the node's oldest hour, plus rare splits).
+ * One node's packets first heard on one UTC day: what the node view shows over whole days
+ * (packet types, hops, relays, SNR spread, observers, peers). Open-ended Maps live here rather
+ * than per hour: a day holds about 24 times fewer of them. Per-observer figures over all stored
+ * packets are the sum over days (a few dozen entries at snapshot).
  */
-const TIME_TAIL = 32;
-
-function newHourBucket() {
+function newDayBucket() {
   return {
     packets: 0,
     relayed: 0,
     snrSum: 0,
     snrSquares: 0,
     snrCount: 0,
-    first: 0,
-    settledLast: NaN, // NaN: no settled times yet
-    maxGap: 0, // longest gap among settled times
-    maxGapEnd: 0,
-    tail: [], // newest times, ascending
-    timesExact: true,
     hops: new Int32Array(5), // 0, 1, 2, 3, 4+
     types: new Int32Array(TYPE_COUNT), // payload type -> packets
-    observers: new Map(), // observer id -> observations
+    observers: new Map(), // observer record -> { count, snrSum, snrCount, rssiSum, rssiCount } (observations)
     peers: new Map(), // prefix -> observations in which it was adjacent
   };
 }
 
+/**
+ * One node's packets first heard in one hour, as one Float64Array (no boxed numbers, one
+ * allocation): packets, SNR sum and count (the hourly trend), and what the longest silence
+ * needs without a walk over packets: the first time, the newest TIME_TAIL times in order
+ * (packets attributed late, when a later observation's path names the node, land a few seconds
+ * back, inside this tail), and for the older "settled" times their last one and their longest
+ * gap between consecutive packets (and where it ends). This stays exact while packets are added
+ * inside the tail, before the first, or outside the settled longest gap, and while evictions
+ * take times from the tail; otherwise EXACT turns 0 and the snapshot re-reads that one hour from
+ * the store's indexes (eviction is oldest-first, so that is at most the node's oldest hour,
+ * plus rare splits).
+ */
+const TIME_TAIL = 8;
+const H = {
+  PACKETS: 0, SNR_SUM: 1, SNR_COUNT: 2, FIRST: 3, SETTLED_LAST: 4, MAX_GAP: 5, MAX_GAP_END: 6, EXACT: 7, TAIL_LENGTH: 8, TAIL: 9,
+};
+const HOUR_FIELDS = H.TAIL + TIME_TAIL;
+
+function newHourBucket() {
+  return new Float64Array(HOUR_FIELDS);
+}
+
+/** Count one more packet at `time` in an hour bucket. */
 function addTime(hour, time) {
-  const tail = hour.tail;
-  if (hour.packets === 0) {
-    hour.first = time;
-    hour.settledLast = NaN;
-    hour.maxGap = 0;
-    hour.maxGapEnd = time;
-    hour.timesExact = true;
-    tail.length = 0;
-    tail.push(time);
+  if (hour[H.PACKETS]++ === 0) {
+    hour[H.FIRST] = time;
+    hour[H.SETTLED_LAST] = NaN; // nothing settled yet
+    hour[H.MAX_GAP] = 0;
+    hour[H.MAX_GAP_END] = time;
+    hour[H.EXACT] = 1;
+    hour[H.TAIL] = time;
+    hour[H.TAIL_LENGTH] = 1;
     return;
   }
-  if (Number.isNaN(hour.settledLast) || time >= hour.settledLast) {
-    let at = tail.length;
-    while (at > 0 && tail[at - 1] > time) at--;
-    tail.splice(at, 0, time);
-    if (time < hour.first) hour.first = time; // nothing settled yet
-    if (tail.length > TIME_TAIL) settleOldest(hour);
-  } else if (time < hour.first) {
-    // An earlier gap as long as the longest becomes the longest: the first one in time wins.
-    const gap = hour.first - time;
-    if (gap > 0 && gap >= hour.maxGap) {
-      hour.maxGap = gap;
-      hour.maxGapEnd = hour.first;
+  const settledLast = hour[H.SETTLED_LAST];
+  if (Number.isNaN(settledLast) || time >= settledLast) {
+    if (time < hour[H.FIRST]) hour[H.FIRST] = time; // nothing settled yet
+    let length = hour[H.TAIL_LENGTH];
+    if (length === TIME_TAIL) {
+      if (time <= hour[H.TAIL]) {
+        settle(hour, time);
+        return;
+      }
+      settle(hour, hour[H.TAIL]);
+      hour.copyWithin(H.TAIL, H.TAIL + 1, H.TAIL + length);
+      length--;
     }
-    hour.first = time;
-  } else if (time > hour.maxGapEnd - hour.maxGap && time < hour.maxGapEnd) {
-    hour.timesExact = false; // splits the settled longest gap: the next longest is not known
+    let at = H.TAIL + length;
+    while (at > H.TAIL && hour[at - 1] > time) {
+      hour[at] = hour[at - 1];
+      at--;
+    }
+    hour[at] = time;
+    hour[H.TAIL_LENGTH] = length + 1;
+  } else if (time < hour[H.FIRST]) {
+    // An earlier gap as long as the longest becomes the longest: the first one in time wins.
+    const gap = hour[H.FIRST] - time;
+    if (gap > 0 && gap >= hour[H.MAX_GAP]) {
+      hour[H.MAX_GAP] = gap;
+      hour[H.MAX_GAP_END] = hour[H.FIRST];
+    }
+    hour[H.FIRST] = time;
+  } else if (time > hour[H.MAX_GAP_END] - hour[H.MAX_GAP] && time < hour[H.MAX_GAP_END]) {
+    hour[H.EXACT] = 0; // splits the settled longest gap: the next longest is not known
   }
 }
 
-function settleOldest(hour) {
-  const time = hour.tail.shift();
-  if (!Number.isNaN(hour.settledLast) && time - hour.settledLast > hour.maxGap) {
-    hour.maxGap = time - hour.settledLast;
-    hour.maxGapEnd = time;
+/** Move a time (the oldest of the tail, or older) into the settled times. */
+function settle(hour, time) {
+  const settledLast = hour[H.SETTLED_LAST];
+  if (!Number.isNaN(settledLast) && time - settledLast > hour[H.MAX_GAP]) {
+    hour[H.MAX_GAP] = time - settledLast;
+    hour[H.MAX_GAP_END] = time;
   }
-  hour.settledLast = time;
+  hour[H.SETTLED_LAST] = time;
+}
+
+/** Count one packet less: the oldest one (eviction is oldest-first). Returns the packets left. */
+function removeOldestTime(hour) {
+  const left = --hour[H.PACKETS];
+  if (left === 0) return 0;
+  if (Number.isNaN(hour[H.SETTLED_LAST])) {
+    // All times are in the tail: drop its first, still exact.
+    const length = hour[H.TAIL_LENGTH];
+    hour.copyWithin(H.TAIL, H.TAIL + 1, H.TAIL + length);
+    hour[H.TAIL_LENGTH] = length - 1;
+    hour[H.FIRST] = hour[H.TAIL];
+  } else {
+    hour[H.EXACT] = 0;
+  }
+  return left;
 }
 
 /** { first, last, maxGap, maxGapEnd } of an hour bucket whose times are exact (the first longest gap). */
 function hourTimes(hour) {
-  const tail = hour.tail;
-  let { maxGap, maxGapEnd } = hour;
-  let previous = Number.isNaN(hour.settledLast) ? tail[0] : hour.settledLast;
-  for (let i = 0; i < tail.length; i++) {
-    if (tail[i] - previous > maxGap) {
-      maxGap = tail[i] - previous;
-      maxGapEnd = tail[i];
+  const length = hour[H.TAIL_LENGTH];
+  let maxGap = hour[H.MAX_GAP];
+  let maxGapEnd = hour[H.MAX_GAP_END];
+  let previous = Number.isNaN(hour[H.SETTLED_LAST]) ? hour[H.TAIL] : hour[H.SETTLED_LAST];
+  for (let i = H.TAIL; i < H.TAIL + length; i++) {
+    if (hour[i] - previous > maxGap) {
+      maxGap = hour[i] - previous;
+      maxGapEnd = hour[i];
     }
-    previous = tail[i];
+    previous = hour[i];
   }
-  return { first: hour.first, last: tail[tail.length - 1], maxGap, maxGapEnd };
+  return { first: hour[H.FIRST], last: hour[H.TAIL + length - 1], maxGap, maxGapEnd };
 }
 
 class NodeTracker {
@@ -233,11 +322,13 @@ class NodeTracker {
         if (!this.seenPath(observations, i)) this.matchPath(path, before);
       }
       // An earlier observation with the very same path object: nothing new is matched.
-      after = newPath ? this.matchPath(observation.path, new Map(before)) : before;
+      after = newPath ? this.matchPath(observation.path, before.copy()) : before;
     }
-    for (const [aggregate, flags] of after) {
-      const previous = before.get(aggregate);
-      if (previous === undefined) {
+    for (let m = 0; m < after.aggregates.length; m++) {
+      const aggregate = after.aggregates[m];
+      const flags = after.flags[m];
+      const previous = before.flagsOf(aggregate);
+      if (previous === 0) {
         this.addTransmission(aggregate, tx, flags, 1);
         for (let i = 0; i < index; i++) this.addObservation(aggregate, tx, observations[i], 1);
       } else if (flags & HOP && !(previous & HOP)) {
@@ -251,11 +342,15 @@ class NodeTracker {
 
   /** Subtract everything apply added for `tx` (all its observations still attached). */
   evict(tx) {
-    const matches = this.matchAll(tx, tx.observations.length);
+    const matches = this.matchStatic(tx);
+    for (let i = 0; i < tx.observations.length; i++) {
+      if (!this.seenPath(tx.observations, i)) this.matchPath(tx.observations[i].path, matches);
+    }
     const touched = [];
-    for (const [aggregate, flags] of matches) {
+    for (let m = 0; m < matches.aggregates.length; m++) {
+      const aggregate = matches.aggregates[m];
       for (const observation of tx.observations) this.addObservation(aggregate, tx, observation, -1);
-      this.addTransmission(aggregate, tx, flags, -1);
+      this.addTransmission(aggregate, tx, matches.flags[m], -1);
       touched.push(aggregate.pubKey);
     }
     return touched;
@@ -268,20 +363,12 @@ class NodeTracker {
     return false;
   }
 
-  matchAll(tx, observationCount) {
-    const matches = this.matchStatic(tx);
-    for (let i = 0; i < observationCount; i++) {
-      if (!this.seenPath(tx.observations, i)) this.matchPath(tx.observations[i].path, matches);
-    }
-    return matches;
-  }
-
   /** Nodes matched by the transmission itself: advert key, src and dest hashes. */
   matchStatic(tx) {
-    const matches = new Map();
+    const matches = new Matches();
     if (tx.advert !== null) {
       const aggregate = this.aggregates.get(tx.advert.pubKey);
-      if (aggregate) matches.set(aggregate, MATCHED);
+      if (aggregate) matches.add(aggregate, MATCHED);
     }
     if (tx.srcHash !== null) this.matchPrefix(tx.srcHash, matches, MATCHED);
     if (tx.destHash !== null && tx.destHash !== tx.srcHash) this.matchPrefix(tx.destHash, matches, MATCHED);
@@ -299,7 +386,7 @@ class NodeTracker {
     for (let i = 0; i < candidates.length; i++) {
       const aggregate = candidates[i];
       if (prefix.length > 2 && !aggregate.pubKey.startsWith(prefix)) continue;
-      matches.set(aggregate, (matches.get(aggregate) || 0) | flags);
+      matches.add(aggregate, flags);
     }
   }
 
@@ -320,7 +407,7 @@ class NodeTracker {
       this.byFirstByte.get(firstByte).push(aggregate);
       forEachTransmissionOfNode(store, pubKey, -Infinity, (old) => {
         if (old.seq >= seq) return false;
-        const flags = matchFlagsFor(pubKey, old);
+        const flags = matchFlagsFor(aggregate, old);
         this.addTransmission(aggregate, old, flags, 1);
         for (const observation of old.observations) this.addObservation(aggregate, old, observation, 1);
         return true;
@@ -335,39 +422,49 @@ class NodeTracker {
     aggregate.packets += sign;
     aggregate.relayed += relayed;
     aggregate.hopsSum += sign * tx.hopCount;
+    const day = this.dayOf(aggregate, tx);
+    day.packets += sign;
+    day.relayed += relayed;
+    day.hops[hopBin(tx.hopCount)] += sign;
+    day.types[tx.payloadType] += sign;
+    // Observations are subtracted before this, so an empty bucket holds nothing else.
+    if (day.packets === 0) {
+      aggregate.days.delete(dayStart(tx.time));
+      aggregate.cachedDayStart = NaN;
+    }
     const hour = this.hourOf(aggregate, tx);
     if (sign > 0) addTime(hour, tx.time);
-    else hour.timesExact = false; // its oldest packet left (eviction is oldest-first)
-    hour.packets += sign;
-    hour.relayed += relayed;
-    hour.hops[hopBin(tx.hopCount)] += sign;
-    hour.types[tx.payloadType] += sign;
-    if (hour.packets === 0) aggregate.hours.delete(hourBucket(tx.time)); // its observations were subtracted first
+    else if (removeOldestTime(hour) === 0) {
+      aggregate.hours.delete(hourBucket(tx.time));
+      aggregate.cachedHourStart = NaN;
+    }
   }
 
   addRelay(aggregate, tx, sign) {
     aggregate.relayed += sign;
-    this.hourOf(aggregate, tx).relayed += sign;
+    this.dayOf(aggregate, tx).relayed += sign;
   }
 
   addObservation(aggregate, tx, observation, sign) {
-    const { snr, rssi } = observation;
-    const id = observation.observer.id;
-    let perObserver = aggregate.observers.get(id);
+    const { snr, rssi, observer } = observation;
+    const day = this.dayOf(aggregate, tx);
+    let perObserver = day.observers.get(observer);
     if (!perObserver) {
       perObserver = { count: 0, snrSum: 0, snrCount: 0, rssiSum: 0, rssiCount: 0 };
-      aggregate.observers.set(id, perObserver);
+      day.observers.set(observer, perObserver);
     }
     perObserver.count += sign;
-    const hour = this.hourOf(aggregate, tx);
     if (snr !== null) {
       aggregate.snrSum += sign * snr;
       aggregate.snrCount += sign;
       perObserver.snrSum += sign * snr;
       perObserver.snrCount += sign;
-      hour.snrSum += sign * snr;
-      hour.snrSquares += sign * snr * snr;
-      hour.snrCount += sign;
+      day.snrSum += sign * snr;
+      day.snrSquares += sign * snr * snr;
+      day.snrCount += sign;
+      const hour = this.hourOf(aggregate, tx);
+      hour[H.SNR_SUM] += sign * snr;
+      hour[H.SNR_COUNT] += sign;
     }
     if (rssi !== null) {
       aggregate.rssiSum += sign * rssi;
@@ -375,19 +472,34 @@ class NodeTracker {
       perObserver.rssiSum += sign * rssi;
       perObserver.rssiCount += sign;
     }
-    if (perObserver.count === 0) aggregate.observers.delete(id);
-    bump(hour.observers, id, sign);
-    const peers = adjacentPeers(aggregate.pubKey, tx, observation.path);
-    for (let i = 0; i < peers.length; i++) bump(hour.peers, peers[i], sign);
+    if (perObserver.count === 0) day.observers.delete(observer);
+    const peers = adjacentPeers(aggregate, tx, observation.path, scratchPeers);
+    for (let i = 0; i < peers.length; i++) bump(day.peers, peers[i], sign);
+  }
+
+  dayOf(aggregate, tx) {
+    const start = dayStart(tx.time);
+    if (start === aggregate.cachedDayStart) return aggregate.cachedDay;
+    let day = aggregate.days.get(start);
+    if (!day) {
+      day = newDayBucket();
+      aggregate.days.set(start, day);
+    }
+    aggregate.cachedDayStart = start;
+    aggregate.cachedDay = day;
+    return day;
   }
 
   hourOf(aggregate, tx) {
     const start = hourBucket(tx.time);
+    if (start === aggregate.cachedHourStart) return aggregate.cachedHour;
     let hour = aggregate.hours.get(start);
     if (!hour) {
       hour = newHourBucket();
       aggregate.hours.set(start, hour);
     }
+    aggregate.cachedHourStart = start;
+    aggregate.cachedHour = hour;
     return hour;
   }
 }
@@ -405,9 +517,9 @@ function sharedTracker(store) {
 }
 
 /** How one transmission matches one node (for back-fill): always MATCHED, plus HOP if relayed. */
-function matchFlagsFor(pubKey, tx) {
+function matchFlagsFor(aggregate, tx) {
   for (const observation of tx.observations) {
-    for (const hop of observation.path) if (isOwnPrefix(pubKey, hop)) return MATCHED | HOP;
+    for (const hop of observation.path) if (isOwnPrefix(aggregate, hop)) return MATCHED | HOP;
   }
   return MATCHED;
 }
@@ -471,34 +583,48 @@ function mean(sum, count) {
   return count > 0 ? sum / count : null;
 }
 
-function utcMidnight(now) {
-  return Math.floor(now / DAY_MS) * DAY_MS;
-}
-
-/** Packets first heard on the UTC day of `now` (its 24 hour buckets). */
-function packetsOnDayOf(aggregate, now) {
-  const midnight = utcMidnight(now);
-  let packets = 0;
-  for (let start = midnight; start < midnight + DAY_MS; start += HOUR_MS) {
-    const hour = aggregate.hours.get(start);
-    if (hour) packets += hour.packets;
-  }
-  return packets;
-}
-
 /** Other known nodes sharing this node's first key byte: 1-byte hops may be theirs. */
 function prefixSharers(store, pubKey) {
   return store.resolvePrefix(pubKey.slice(0, 2)).filter((node) => node.pubKey !== pubKey);
 }
 
+/** Per-observer figures over all of a node's stored packets: observer record -> sums. */
+function observerTotals(aggregate) {
+  const totals = new Map();
+  for (const day of aggregate.days.values()) {
+    for (const [observer, sums] of day.observers) {
+      const total = totals.get(observer);
+      if (!total) {
+        totals.set(observer, { ...sums });
+        continue;
+      }
+      total.count += sums.count;
+      total.snrSum += sums.snrSum;
+      total.snrCount += sums.snrCount;
+      total.rssiSum += sums.rssiSum;
+      total.rssiCount += sums.rssiCount;
+    }
+  }
+  return totals;
+}
+
+/** Observers that heard any of a node's stored packets. */
+function observerCount(aggregate) {
+  if (aggregate.days.size === 1) return aggregate.days.values().next().value.observers.size;
+  const observers = new Set();
+  for (const day of aggregate.days.values()) for (const observer of day.observers.keys()) observers.add(observer);
+  return observers.size;
+}
+
 /** The health figures shown for one node by `node` and `bulkHealth`. */
 function healthSummary(aggregate, node, now) {
+  const today = aggregate.days.get(dayStart(now));
   return {
     status: nodeStatus(node, now),
     lastHeard: node.lastSeen,
-    observerCount: aggregate.observers.size,
+    observerCount: observerCount(aggregate),
     packets: aggregate.packets,
-    packetsToday: packetsOnDayOf(aggregate, now),
+    packetsToday: today ? today.packets : 0,
     meanSnr: mean(aggregate.snrSum, aggregate.snrCount),
     meanRssi: mean(aggregate.rssiSum, aggregate.rssiCount),
     meanHops: mean(aggregate.hopsSum, aggregate.packets),
@@ -521,11 +647,15 @@ module.exports = {
   forEachTransmissionOfNode,
   recentTransmissionsOfNode,
   healthSummary,
+  observerTotals,
   prefixSharers,
   signalGrade,
   mean,
+  dayStart,
+  hourTimes,
+  HOUR_FIELD: H,
   // Hour-bucket time keeping, exported for its tests.
   newHourBucket,
   addTime,
-  hourTimes,
+  removeOldestTime,
 };

@@ -10,18 +10,28 @@
  * `ambiguousPrefix` says when this node shares its first key byte with another known node,
  * so that 1-byte hops, src and dest hashes counted here may be the other node's.
  *
- * The window is whole UTC hours: the `days * 24` hours ending with the hour holding `now`, so
- * that every figure comes from per-hour buckets kept as packets arrive and leave (O(days * 24)
- * at snapshot). The longest silence uses each hour's first/last time and longest inner gap;
- * the rare hour whose inner times are no longer exact (see node-health.js) is re-read from the
- * store's indexes (O(its packets in that hour)).
+ * The window is whole UTC days: the last `days` calendar days, today included (from UTC midnight
+ * `days - 1` days ago). Figures over the window come from per-day buckets (types, hops, relays,
+ * SNR mean and spread, observers, peers) and per-hour buckets (activity, SNR trend, heatmap,
+ * availability, longest silence) kept as packets arrive and leave: O(days * 24) at snapshot.
+ * Availability is the share of the window's hours so far (through the hour holding `now`) with
+ * at least one packet. The longest silence is the longest gap from the window start to the
+ * first packet, between consecutive packets, or from the last packet to `now`, from each hour's
+ * first/last time and longest inner gap; the rare hour whose inner times are no longer exact
+ * (see node-health.js) is re-read from the store's indexes (O(its packets in that hour)).
+ *
+ * Definitions: SNR/RSSI figures are over every observation of the node's packets (a packet's
+ * `snr` in recentPackets is the mean of its observations); hops are the packet's hop count as
+ * first heard; relayed = packets whose observed paths name the node as a hop (relayPct is its
+ * share of the window's packets); a peer's count is the number of observations in which it was
+ * next to the node (see adjacentPeers in node-health.js); observer counts are observations.
  *
  * Subscribers are told only about their node: apply/evict return the public keys whose
  * aggregates changed, and scopeOf is the public key.
  */
 const { defineView, topEntries, hourBucket, HOUR_MS, DAY_MS } = require('./view');
 const {
-  sharedTracker, healthSummary, prefixSharers, signalGrade, mean, hourTimes,
+  sharedTracker, healthSummary, observerTotals, prefixSharers, signalGrade, mean, hourTimes, dayStart, HOUR_FIELD: H,
   forEachTransmissionOfNode, recentTransmissionsOfNode,
 } = require('./node-health');
 const { nodeStatus } = require('../node-status');
@@ -89,7 +99,7 @@ function longestSilence(store, pubKey, hours, windowStart, now) {
   let previous = windowStart;
   let longest = { ms: 0, from: windowStart, to: windowStart };
   for (const [start, hour] of hours) {
-    const times = hour.timesExact ? hourTimes(hour) : readHourTimes(store, pubKey, start);
+    const times = hour[H.EXACT] ? hourTimes(hour) : readHourTimes(store, pubKey, start);
     if (times.first - previous > longest.ms) longest = { ms: times.first - previous, from: previous, to: times.first };
     if (times.maxGap > longest.ms) longest = { ms: times.maxGap, from: times.maxGapEnd - times.maxGap, to: times.maxGapEnd };
     previous = times.last;
@@ -99,20 +109,34 @@ function longestSilence(store, pubKey, hours, windowStart, now) {
 }
 
 function windowAnalytics(store, aggregate, days, now) {
-  const lastHour = hourBucket(now);
-  const hourCount = days * 24;
-  const windowStart = lastHour - (hourCount - 1) * HOUR_MS;
-  const windowEnd = lastHour + HOUR_MS;
+  const today = dayStart(now);
+  const windowStart = today - (days - 1) * DAY_MS;
+  const windowEnd = today + DAY_MS;
+  const currentHour = hourBucket(now);
+  const elapsedHours = (currentHour - windowStart) / HOUR_MS + 1;
   let packets = 0;
   let relayed = 0;
   let snrSum = 0;
   let snrSquares = 0;
   let snrCount = 0;
-  let activeHours = 0;
   const hops = [0, 0, 0, 0, 0];
   const types = new Array(16).fill(0);
   const observers = new Map();
   const peers = new Map();
+  for (let start = windowStart; start < windowEnd; start += DAY_MS) {
+    const day = aggregate.days.get(start);
+    if (!day) continue;
+    packets += day.packets;
+    relayed += day.relayed;
+    snrSum += day.snrSum;
+    snrSquares += day.snrSquares;
+    snrCount += day.snrCount;
+    for (let bin = 0; bin < hops.length; bin++) hops[bin] += day.hops[bin];
+    for (let type = 0; type < types.length; type++) types[type] += day.types[type];
+    for (const [observer, sums] of day.observers) observers.set(observer.id, (observers.get(observer.id) || 0) + sums.count);
+    for (const [peer, count] of day.peers) peers.set(peer, (peers.get(peer) || 0) + count);
+  }
+  let activeHours = 0;
   const hourlyActivity = [];
   const snrTrend = [];
   const heatmap = Array.from({ length: 7 }, () => new Array(24).fill(0));
@@ -120,21 +144,12 @@ function windowAnalytics(store, aggregate, days, now) {
   for (let start = windowStart; start < windowEnd; start += HOUR_MS) {
     const hour = aggregate.hours.get(start);
     if (!hour) continue;
-    activeHours++;
+    if (start <= currentHour) activeHours++;
     hours.push([start, hour]);
-    packets += hour.packets;
-    relayed += hour.relayed;
-    snrSum += hour.snrSum;
-    snrSquares += hour.snrSquares;
-    snrCount += hour.snrCount;
-    for (let bin = 0; bin < hops.length; bin++) hops[bin] += hour.hops[bin];
-    for (let type = 0; type < types.length; type++) types[type] += hour.types[type];
-    for (const [id, count] of hour.observers) observers.set(id, (observers.get(id) || 0) + count);
-    for (const [peer, count] of hour.peers) peers.set(peer, (peers.get(peer) || 0) + count);
-    hourlyActivity.push({ hour: start, packets: hour.packets });
-    if (hour.snrCount > 0) snrTrend.push({ hour: start, meanSnr: hour.snrSum / hour.snrCount });
+    hourlyActivity.push({ hour: start, packets: hour[H.PACKETS] });
+    if (hour[H.SNR_COUNT] > 0) snrTrend.push({ hour: start, meanSnr: hour[H.SNR_SUM] / hour[H.SNR_COUNT] });
     const day = Math.floor(start / DAY_MS);
-    heatmap[(day + EPOCH_WEEKDAY) % 7][(start - day * DAY_MS) / HOUR_MS] += hour.packets;
+    heatmap[(day + EPOCH_WEEKDAY) % 7][(start - day * DAY_MS) / HOUR_MS] += hour[H.PACKETS];
   }
   const packetTypes = {};
   types.forEach((count, type) => {
@@ -164,7 +179,7 @@ function windowAnalytics(store, aggregate, days, now) {
     topPeers,
     heatmap,
     activeHours,
-    availabilityPct: (100 * activeHours) / hourCount,
+    availabilityPct: (100 * activeHours) / elapsedHours,
     longestSilence: longestSilence(store, aggregate.pubKey, hours, windowStart, now),
     snrMean,
     snrStdDev,
@@ -201,7 +216,7 @@ module.exports = defineView({
         return adverts.length < ADVERT_LIMIT;
       });
     }
-    const observers = Array.from(aggregate.observers, ([key, entry]) => ({ key, count: entry.count, entry })).sort(byCountThenKey)
+    const observers = Array.from(observerTotals(aggregate), ([observer, entry]) => ({ key: observer.id, count: entry.count, entry })).sort(byCountThenKey)
       .map(({ key, count, entry }) => ({ observer: key, count, meanSnr: mean(entry.snrSum, entry.snrCount), meanRssi: mean(entry.rssiSum, entry.rssiCount) }));
     const recentPackets = recentTransmissionsOfNode(store, node.pubKey, RECENT_LIMIT).map((tx) => ({
       hash: tx.hash, time: tx.time, payloadType: tx.payloadType, hops: tx.hopCount, snr: meanSnrOf(tx),

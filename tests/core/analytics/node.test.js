@@ -2,7 +2,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { checkAgainstBruteForce, simulatedReports, assertClose, seededRandom } = require('../../helpers/mesh');
-const { newHourBucket, addTime, hourTimes } = require('../../../imports/core/analytics/node-health');
+const { newHourBucket, addTime, removeOldestTime, hourTimes, HOUR_FIELD } = require('../../../imports/core/analytics/node-health');
 const { createEngine } = require('../../../imports/core/engine');
 const { VIEWS_BY_NAME } = require('../../../imports/core/analytics');
 const { nodeStatus } = require('../../../imports/core/node-status');
@@ -56,10 +56,11 @@ function bruteNode(store, params, now) {
     recentPackets: txs.slice(-10).reverse().map((tx) => ({ hash: tx.hash, time: tx.time, payloadType: tx.payloadType, hops: tx.hopCount, snr: average(snrs(tx.observations)) })),
   };
 
-  // Window: the days * 24 whole UTC hours ending with the hour holding `now`.
-  const lastHour = Math.floor(now / HOUR) * HOUR;
-  const windowStart = lastHour - (params.days * 24 - 1) * HOUR;
-  const inWindow = txs.filter((tx) => tx.time >= windowStart && tx.time < lastHour + HOUR);
+  // Window: the last `days` UTC calendar days, today included.
+  const today = Math.floor(now / DAY) * DAY;
+  const windowStart = today - (params.days - 1) * DAY;
+  const currentHour = Math.floor(now / HOUR) * HOUR;
+  const inWindow = txs.filter((tx) => tx.time >= windowStart && tx.time < today + DAY);
   const hours = new Map();
   for (const tx of inWindow) {
     const hour = Math.floor(tx.time / HOUR) * HOUR;
@@ -130,8 +131,8 @@ function bruteNode(store, params, now) {
       return { peer, count, candidates: candidates.length, name: candidates.length === 1 ? candidates[0].name : null };
     }),
     heatmap,
-    activeHours: hours.size,
-    availabilityPct: (100 * hours.size) / (params.days * 24),
+    activeHours: hourList.filter((hour) => hour <= currentHour).length,
+    availabilityPct: (100 * hourList.filter((hour) => hour <= currentHour).length) / ((currentHour - windowStart) / HOUR + 1),
     longestSilence,
     snrMean,
     snrStdDev,
@@ -255,7 +256,7 @@ test('node, nodes and bulkHealth: views added to a filled store equal views fed 
     for (const aggregate of tracker.aggregates.values()) {
       assert.deepEqual([aggregate.packets, aggregate.relayed, aggregate.hopsSum, aggregate.snrCount, aggregate.rssiCount], [0, 0, 0, 0, 0]);
       assert.equal(aggregate.snrSum, 0);
-      assert.equal(aggregate.observers.size + aggregate.hours.size, 0, 'buckets left behind');
+      assert.equal(aggregate.days.size + aggregate.hours.size, 0, 'buckets left behind');
     }
   }
 });
@@ -263,35 +264,44 @@ test('node, nodes and bulkHealth: views added to a filled store equal views fed 
 test('an hour bucket\'s first, last and longest gap stay exact while it says so, whatever the insertion order', () => {
   const random = seededRandom(3);
   let exactChecks = 0;
+  const check = (hour, times, where) => {
+    const sorted = [...times].sort((a, b) => a - b);
+    let maxGap = 0;
+    let maxGapEnd = null;
+    for (let j = 1; j < sorted.length; j++) {
+      if (sorted[j] - sorted[j - 1] > maxGap) { maxGap = sorted[j] - sorted[j - 1]; maxGapEnd = sorted[j]; }
+    }
+    const kept = hourTimes(hour);
+    assert.deepEqual([kept.first, kept.last, kept.maxGap], [sorted[0], sorted[sorted.length - 1], maxGap], `${where}: ${times}`);
+    if (maxGap > 0) assert.equal(kept.maxGapEnd, maxGapEnd, `${where}: ${times}`);
+    exactChecks++;
+  };
   for (let round = 0; round < 300; round++) {
     const hour = newHourBucket();
     const times = [];
     let clock = 1e6 + Math.floor(random() * 10) * 10e3;
-    for (let i = 0; i < 120; i++) {
-      // Mostly in time order, sometimes a late-attributed earlier packet, sometimes a tie.
-      // Times on a 10 s grid, so that equal gaps (ties for the longest) are common.
+    const count = 1 + Math.floor(random() * 60);
+    for (let i = 0; i < count && (i === 0 || hour[HOUR_FIELD.EXACT]); i++) {
+      // Mostly in time order, sometimes a late-attributed earlier packet, sometimes a tie;
+      // times on a 10 s grid, so that equal gaps (ties for the longest) are common.
       const roll = random();
       if (roll < 0.6) clock += Math.floor(random() * 12) * 10e3;
       let time = clock;
       if (roll >= 0.9) time = Math.min(...times, clock) - Math.floor(random() * 12) * 10e3; // before the first
       else if (roll >= 0.8) time = Math.floor(random() * (clock / 10e3 + 1)) * 10e3;
       addTime(hour, time);
-      hour.packets++;
       times.push(time);
-      if (!hour.timesExact) break;
-      const sorted = [...times].sort((a, b) => a - b);
-      let maxGap = 0;
-      let maxGapEnd = null;
-      for (let j = 1; j < sorted.length; j++) {
-        if (sorted[j] - sorted[j - 1] > maxGap) { maxGap = sorted[j] - sorted[j - 1]; maxGapEnd = sorted[j]; }
-      }
-      const kept = hourTimes(hour);
-      assert.deepEqual([kept.first, kept.last, kept.maxGap], [sorted[0], sorted[sorted.length - 1], maxGap], `round ${round}: ${times}`);
-      if (maxGap > 0) assert.equal(kept.maxGapEnd, maxGapEnd, `round ${round}: ${times}`);
-      exactChecks++;
+      if (hour[HOUR_FIELD.EXACT]) check(hour, times, `round ${round} add ${i}`);
+    }
+    // Eviction takes the oldest time first.
+    times.sort((a, b) => a - b);
+    while (times.length > 1 && hour[HOUR_FIELD.EXACT]) {
+      times.shift();
+      assert.equal(removeOldestTime(hour), times.length);
+      if (hour[HOUR_FIELD.EXACT]) check(hour, times, `round ${round} evict`);
     }
   }
-  assert.ok(exactChecks > 1000);
+  assert.ok(exactChecks > 2000, `${exactChecks} exact checks`);
 });
 
 test('node answers { found: false } for an unknown key and rejects a malformed one', () => {
