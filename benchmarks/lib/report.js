@@ -51,7 +51,8 @@ function renderServerReport(result) {
   lines.push(`Generated from \`benchmarks/results/${result.quick ? 'server-quick' : 'server'}.json\` by \`${result.command}\` on ${result.date}.`);
   lines.push(`Machine: ${result.machine.cpus} cores, ${result.machine.memoryGiB} GiB, Node ${result.machine.node}; MongoDB: ${result.mongo}. Load average at the end: ${result.load_average.join(', ')}.`, '');
   lines.push('| figure | measured | target | |', '|---|---|---|---|');
-  lines.push(`| reload of ${fmt(result.reload.transmissions)} stored transmissions (${fmt(result.reload.observations)} observations) | ${result[reloadKey]} s | ≤ 60 s for 1M | ${verdict(result[reloadKey] <= 60 && result.reload.complete)} |`);
+  const reloadVerdict = result.quick ? 'quick run: the target is for 1M' : verdict(result[reloadKey] <= 60 && result.reload.complete);
+  lines.push(`| reload of ${fmt(result.reload.transmissions)} stored transmissions (${fmt(result.reload.observations)} observations) | ${result[reloadKey]} s | ≤ 60 s for 1M | ${reloadVerdict} |`);
   lines.push(`| sustained ingest with write-behind (observations written / s, offered ${fmt(s.offered_per_s)}/s for ${s.seconds} s) | ${fmt(s.sustained_ingest_per_s)} | keeps pace with 2,000 | ${verdict(s.sustained_ingest_per_s >= 0.95 * s.offered_per_s && s.overflowed === 0)} |`);
   lines.push(`| max write backlog (pending writes) | ${fmt(s.max_backlog)} (second half max ${fmt(s.backlog_second_half_max)}; drained ${s.drain_after_stop_s} s after the feed stopped) | bounded | ${verdict(s.overflowed === 0 && s.failed === 0)} |`);
   lines.push(`| bytes per subscriber | ${result.bytes_per_subscriber === null ? 'not measured here' : fmt(result.bytes_per_subscriber)} | ≤ 100 KB | |`);

@@ -35,6 +35,8 @@ const DECODE_ERRORS = {
 };
 
 const MAX_PACKET_BYTES = 255;
+// Shared by every zero-hop packet; frozen so that no caller can append to it.
+const EMPTY_PATH = Object.freeze([]);
 
 // Minimum payload lengths per type; shorter payloads are truncated fields, not packets.
 const MIN_PAYLOAD = { 0: 4, 1: 4, 2: 4, 3: 4, 4: 100, 5: 3, 6: 3, 7: 35, 8: 4, 9: 9, 11: 1 };
@@ -198,15 +200,18 @@ function decodePacket(input, options = {}) {
   }
 
   // TRACE carries per-hop SNR bytes where other types carry hop hashes.
-  const path = [];
+  // Exact-size arrays: `[]` plus push() would reserve 16+ slots for a 3-hop path, and stored
+  // paths are the bulk of the store.
+  let path = EMPTY_PATH;
   let traceSnrs = null;
   if (payloadType === 9) {
-    traceSnrs = [];
-    for (let i = 0; i < hopCount; i++) traceSnrs.push(bytes.readInt8(pathOffset + i) / 4);
-  } else {
+    traceSnrs = new Array(hopCount);
+    for (let i = 0; i < hopCount; i++) traceSnrs[i] = bytes.readInt8(pathOffset + i) / 4;
+  } else if (hopCount > 0) {
+    path = new Array(hopCount);
     for (let i = 0; i < hopCount; i++) {
       const start = pathOffset + i * hashSize;
-      path.push(hexOf(bytes, start, start + hashSize));
+      path[i] = hexOf(bytes, start, start + hashSize);
     }
   }
 

@@ -35,6 +35,7 @@
  * coalesced: a dirty entry is queued once and written with its state at write time.
  */
 const { createQueue, SampleWindow } = require('./queue');
+const { rawHex } = require('./store');
 
 const DAY_MS = 24 * 3600 * 1000;
 const COLLECTION_NAMES = ['transmissions', 'observations', 'nodes', 'observers', 'droppedPackets'];
@@ -122,7 +123,7 @@ function transmissionDocument(tx, ingestOrder) {
   const doc = {
     _id: tx.hash,
     hash: tx.hash,
-    raw: tx.raw,
+    raw: rawHex(tx),
     time: tx.time,
     at: new Date(tx.time),
     ingestOrder,
@@ -785,13 +786,13 @@ function createPersistence(options = {}) {
     async function rawCreatedBy(doc) {
       for (let tx = await transmissions.peek(); tx && !isLater(tx, doc); tx = await transmissions.peek()) {
         transmissions.take();
-        if (tx._id === doc.hash) return tx.raw;
+        if (tx._id === doc.hash) return tx.raw; // a transmission document: raw is hex
         // A transmission whose creating observation was never written: nothing to replay it with.
       }
       // Its document is older than its creating observation (heard again after eviction): rare.
       summary.rawLookups++;
       const tx = await collections.transmissions.findOne({ _id: doc.hash }, { projection: { raw: 1 } });
-      return tx ? tx.raw : null;
+      return tx ? tx.raw : null; // a transmission document: raw is hex
     }
 
     let nextProgress = progressEvery;
@@ -804,7 +805,7 @@ function createPersistence(options = {}) {
             summary.skipped++;
             continue;
           }
-          const raw = doc.raw || (creates ? await rawCreatedBy(doc) : target.byHash.get(doc.hash).raw);
+          const raw = doc.raw || (creates ? await rawCreatedBy(doc) : rawHex(target.byHash.get(doc.hash)));
           if (!raw) {
             summary.missingRaw++;
             continue;

@@ -45,6 +45,13 @@ const STORE_ERRORS = {
   bad_time: 'time is not a finite number of milliseconds',
 };
 
+const EMPTY_OBSERVATIONS = Object.freeze([]);
+
+/** A stored transmission's raw packet as lower-case hex. */
+function rawHex(tx) {
+  return Buffer.from(tx.raw, 'latin1').toString('hex');
+}
+
 function samePath(a, b) {
   if (a === b) return true;
   if (a.length !== b.length) return false;
@@ -147,8 +154,9 @@ class PacketStore {
       tx = packet;
       tx.seq = ++this.seq;
       tx.time = time;
-      tx.raw = raw;
-      tx.observations = [];
+      // Kept as a one-byte (latin1) string: half the memory of hex. rawHex(tx) gives hex back.
+      tx.raw = Buffer.from(raw, 'hex').toString('latin1');
+      tx.observations = EMPTY_OBSERVATIONS;
       this.byHash.set(tx.hash, tx);
       this.fifo.insert(tx);
       this.indexInto(this.byType, tx.payloadType, tx);
@@ -159,7 +167,7 @@ class PacketStore {
       }
       if (tx.srcHash) this.indexInto(this.byPrefix, tx.srcHash, tx);
       if (tx.destHash && tx.destHash !== tx.srcHash) this.indexInto(this.byPrefix, tx.destHash, tx);
-      this.bytes += this.options.estimatedBytes.transmission + raw.length;
+      this.bytes += this.options.estimatedBytes.transmission + tx.raw.length;
     } else {
       this.counters.duplicates++;
       if (tx.observations.length >= this.options.maxObservationsPerTransmission) {
@@ -175,10 +183,12 @@ class PacketStore {
       snr: report.snr ?? null,
       rssi: report.rssi ?? null,
       score: report.score ?? null,
-      direction: report.direction || 'rx',
+      // The common value as a literal, so millions of observations share one string.
+      direction: !report.direction || report.direction === 'rx' ? 'rx' : report.direction,
       path,
     };
-    tx.observations.push(observation);
+    // concat() makes an exact-size array; push() would reserve 16+ slots per transmission.
+    tx.observations = tx.observations.concat(observation);
     this.observationCount++;
     this.indexInto(this.byObserver, observer.id, tx);
     for (const hop of path) {
@@ -347,4 +357,4 @@ class PacketStore {
   }
 }
 
-module.exports = { PacketStore, STORE_DEFAULTS: DEFAULTS, STORE_ERRORS };
+module.exports = { PacketStore, rawHex, STORE_DEFAULTS: DEFAULTS, STORE_ERRORS };

@@ -11,6 +11,8 @@
  */
 const { defineView } = require('./view');
 const { layout, PAYLOAD_TYPE_IDS } = require('../decode');
+const { forEachNewestMerged } = require('../deque');
+const { rawHex } = require('../store');
 
 const SCAN_LIMIT = 200000;
 const HEX_RE = /^[0-9a-fA-F]+$/;
@@ -82,9 +84,10 @@ module.exports = defineView({
       const tx = store.byHash.get(params.hash);
       if (!tx || !matches(tx, params)) return { packets: [], truncated: false };
       const row = summarize(tx);
-      const { fields } = layout(tx.raw, { keyring: store.keyring });
+      const raw = rawHex(tx);
+      const { fields } = layout(raw, { keyring: store.keyring });
       row.detail = {
-        raw: tx.raw,
+        raw,
         fields,
         observations: tx.observations.map((o) => ({
           observer: o.observer.id, region: o.observer.region, time: o.time, snr: o.snr, rssi: o.rssi, score: o.score, direction: o.direction, path: o.path,
@@ -99,13 +102,12 @@ module.exports = defineView({
     // Pick the narrowest index that every matching transmission must be in.
     let source = store.fifo;
     if (params.node !== null) {
-      const txs = params.node.length >= 8 ? store.transmissionsOfNode(params.node) : [];
-      if (params.node.length < 8) {
-        const seen = new Set();
-        const deque = store.byPrefix.get(params.node);
-        if (deque) deque.forEachOldest((tx) => { if (!seen.has(tx)) { seen.add(tx); txs.push(tx); } });
-      }
-      source = { forEachNewest: (visit) => { for (let i = txs.length - 1; i >= 0; i--) if (visit(txs[i]) === false) return; } };
+      // A full key: its adverts and its 1-, 2- and 3-byte prefixes; a short one: that prefix.
+      const keys = params.node.length >= 8 ? [params.node.slice(0, 2), params.node.slice(0, 4), params.node.slice(0, 6)] : [params.node];
+      const deques = keys.map((key) => store.byPrefix.get(key)).filter(Boolean);
+      const adverts = params.node.length >= 8 ? store.byNode.get(params.node) : null;
+      if (adverts) deques.push(adverts);
+      source = { forEachNewest: (visit) => forEachNewestMerged(deques, visit) };
     } else if (params.observer !== null) {
       source = store.byObserver.get(params.observer);
     } else if (params.type !== null) {

@@ -4,6 +4,7 @@ const assert = require('node:assert/strict');
 const { checkAgainstBruteForce, simulatedReports } = require('../../helpers/mesh');
 const { createEngine } = require('../../../imports/core/engine');
 const { VIEWS_BY_NAME } = require('../../../imports/core/analytics');
+const { rawHex } = require('../../../imports/core/store');
 
 const HOUR = 3600e3;
 
@@ -60,12 +61,13 @@ test('channels: non-channel packets and repeat observations do not bump the vers
   // Re-hearing a stored transmission (another observer) changes nothing in this view.
   const tx = store.fifo.last();
   const version = view.version;
-  store.ingest({ raw: tx.raw, observerId: 'late-observer', time: tx.time + 1 });
+  store.ingest({ raw: rawHex(tx), observerId: 'late-observer', time: tx.time + 1 });
   assert.equal(view.version, version);
   // A new transmission that is not channel traffic changes nothing either.
   const other = store.transmissions().reverse().find((t) => t.channelHash === null);
   const beforeNew = view.version;
-  const result = store.ingest({ raw: other.raw.slice(0, -2) + (other.raw.endsWith('00') ? '01' : '00'), observerId: 'late-observer', time: tx.time + 2 });
+  const otherRaw = rawHex(other);
+  const result = store.ingest({ raw: otherRaw.slice(0, -2) + (otherRaw.endsWith('00') ? '01' : '00'), observerId: 'late-observer', time: tx.time + 2 });
   assert.ok(result.isNew && result.tx.channelHash === null);
   assert.equal(view.version, beforeNew);
   while (store.size > 1) store.evictOldest();

@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * Connection capacity per minute, for each path: `npm run bench:capacity` (`-- --quick`).
+ *
+ * A fresh server per path (core 0, simulator 50 packets/s). New DDP connections per minute are
+ * stepped up as in Meteor's performance report (180, 240, 300, ...); each step is one run of
+ * tests/artillery/ramp.yml (core 1): every user connects, opens the dashboard (reactive:
+ * subscribes to every view; method: calls them, then again every 2 s), keeps it 5 s, leaves.
+ * A step passes when Artillery's `ensure` checks hold: no failed user, dashboard ready p99 <
+ * 2 s, ingest -> arrival p99 < 1 s. The study stops at the first failing step (--keep-going
+ * runs them all). Capacity = the highest rate that passed.
+ */
+const { runStudy, sleep } = require('./lib/study');
+const { runArtillery } = require('./lib/artillery');
+const { startSampler, cpuSeconds, summarize } = require('./lib/sampler');
+const { websocketCompressionEnv, DEFAULT_PRESET } = require('../imports/core/compression');
+
+const INGEST_PER_S = 50;
+const HOLD_S = 5;
+const round = (value, digits = 2) => (value === null || value === undefined || !Number.isFinite(value) ? null : Math.round(value * 10 ** digits) / 10 ** digits);
+
+async function sessions(url) {
+  try {
+    const health = await fetch(`${url}/api/health`).then((r) => r.json());
+    return health.sessions;
+  } catch (err) {
+    return null;
+  }
+}
+
+async function runPath(study, path, { rates, stepS }) {
+  const bundle = await study.bundle();
+  const compression = websocketCompressionEnv(DEFAULT_PRESET, bundle.meteorVersion);
+  const server = await study.startServer({
+    settings: { sources: { simulator: { enabled: true, ratePerSecond: INGEST_PER_S } } },
+    env: compression === undefined ? {} : { SERVER_WEBSOCKET_COMPRESSION: compression },
+  });
+  await sleep(10000);
+  const sampler = startSampler({ server: server.pid });
+  const t0 = Date.now();
+  const steps = [];
+  let capacity = 0;
+  try {
+    for (const perMinute of rates) {
+      const users = Math.round((perMinute * stepS) / 60);
+      const cpu0 = cpuSeconds(server.pid);
+      const run = await runArtillery({
+        script: 'ramp.yml',
+        scenario: path,
+        target: server.wsUrl,
+        phases: [{ name: `${perMinute}/min`, duration: stepS, arrivalCount: users }],
+        variables: { holdSeconds: HOLD_S, warmupSeconds: 0, refreshMs: 2000, liveLimit: 16 },
+        onStart: (pid) => sampler.watch('load', pid),
+        label: `${path} ${perMinute}/min`,
+      });
+      const elapsed = (run.endedAt - run.startedAt) / 1000;
+      const cpuS = cpuSeconds(server.pid) - cpu0;
+      const c = run.summary.counters;
+      const s = run.summary.summaries;
+      const resources = summarize(sampler.series.server, run.startedAt, run.endedAt);
+      const step = {
+        per_minute: perMinute,
+        users,
+        passed: run.passed && (c['vusers.failed'] || 0) === 0,
+        checks: run.checks,
+        vusers_created: c['vusers.created'] || 0,
+        vusers_completed: c['vusers.completed'] || 0,
+        vusers_failed: c['vusers.failed'] || 0,
+        errors: run.errors,
+        connect_p99_ms: s['ddp.connect_ms'] ? s['ddp.connect_ms'].p99 : null,
+        ready_p50_ms: s['ddp.dashboard_ready_ms'] ? s['ddp.dashboard_ready_ms'].p50 : null,
+        ready_p99_ms: s['ddp.dashboard_ready_ms'] ? s['ddp.dashboard_ready_ms'].p99 : null,
+        delay_p99_ms: s['ddp.delivery_delay_ms'] ? s['ddp.delivery_delay_ms'].p99 : null,
+        server_cpu_pct: round((cpuS / elapsed) * 100, 1),
+        server_cpu_max_pct: resources.cpu_max,
+        rss_max_mb: resources.rss_max_mb,
+        load_cpu: summarize(sampler.series.load || [], run.startedAt, run.endedAt),
+        t_start: run.startedAt - t0,
+        t_end: run.endedAt - t0,
+      };
+      steps.push(step);
+      study.log(`${path} ${perMinute}/min: ${step.passed ? 'passed' : 'FAILED'} (failed users ${step.vusers_failed}, ready p99 ${step.ready_p99_ms} ms, delay p99 ${step.delay_p99_ms} ms, server CPU ${step.server_cpu_pct}%)`);
+      if (step.passed) capacity = perMinute;
+      else if (!study.flags.includes('--keep-going')) break;
+      // Let the previous step's users leave before the next one starts.
+      const deadline = Date.now() + 20000;
+      while (Date.now() < deadline && (await sessions(server.url)) > 0) await sleep(500);
+    }
+  } finally {
+    const series = sampler.stop();
+    await server.stop();
+    steps.series = series;
+  }
+  return { path, capacity_per_minute: capacity, steps, series: { t0, server: steps.series.server, load: steps.series.load || [] } };
+}
+
+runStudy('capacity', async (study) => {
+  const plan = study.quick
+    ? { rates: [180, 240, 300, 600, 1000, 1500, 2400, 3600], stepS: 12 }
+    : { rates: [180, 240, 300, 360, 480, 600, 780, 960, 1200, 1500, 1800, 2400, 3600], stepS: 15 };
+  const paths = {};
+  for (const path of ['reactive', 'method']) paths[path] = await runPath(study, path, plan);
+  const best = Math.max(paths.reactive.capacity_per_minute, paths.method.capacity_per_minute);
+  return {
+    settings: { ingest_per_s: INGEST_PER_S, hold_s: HOLD_S, step_s: plan.stepS, rates_per_minute: plan.rates, websocket_compression: DEFAULT_PRESET, thresholds: 'vusers.failed == 0, dashboard ready p99 < 2000 ms, ingest -> arrival p99 < 1000 ms (tests/artillery/ramp.yml)' },
+    reactive: paths.reactive,
+    method: paths.method,
+    targets: {
+      capacity_1000: {
+        target: '>= 1,000 new DDP connections per minute, no failures, on either path',
+        measured: { reactive: paths.reactive.capacity_per_minute, method: paths.method.capacity_per_minute },
+        met: best >= 1000,
+      },
+    },
+  };
+});

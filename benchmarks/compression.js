@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * Websocket compression presets: `npm run bench:compression` (`-- --quick`).
+ *
+ * Presets (imports/core/compression.js): off, meteor-default, threshold-fast, balanced. The
+ * variable is read once at start-up, so each measurement is its own server (core 0, simulator
+ * 50 packets/s) with the same dashboard subscribers (the Artillery processor's dashboard:
+ * 5 views + the live feed; 20 clients on core 1). Presets run in rounds whose order alternates
+ * (A B C D, then D C B A, ...), so drift on a shared machine hits every preset alike.
+ * Per message, the clients read the frame headers off the socket (lib/wire-tap.js): payload vs
+ * wire bytes and whether the frame was deflated, split into small (< 1,024 bytes) and large
+ * messages, which is how "messages under the threshold are sent uncompressed" is checked.
+ */
+const { runStudy, sleep } = require('./lib/study');
+const { createClientPool, measureWindow } = require('./lib/client-pool');
+const { WEBSOCKET_COMPRESSION_PRESETS, DEFAULT_PRESET, websocketCompressionEnv, supportsThreshold } = require('../imports/core/compression');
+const { dashboardSubscriptions } = require('../tests/artillery/processor');
+
+const INGEST_PER_S = 50;
+const CLIENTS = 20;
+const round = (value, digits = 2) => (value === null || value === undefined || !Number.isFinite(value) ? null : Math.round(value * 10 ** digits) / 10 ** digits);
+
+async function measurePreset(study, preset, windowS) {
+  const bundle = await study.bundle();
+  const value = websocketCompressionEnv(preset, bundle.meteorVersion);
+  const server = await study.startServer({
+    settings: { sources: { simulator: { enabled: true, ratePerSecond: INGEST_PER_S } } },
+    env: value === undefined ? {} : { SERVER_WEBSOCKET_COMPRESSION: value },
+  });
+  await sleep(8000);
+  const pool = createClientPool({ url: server.wsUrl, subscriptions: dashboardSubscriptions({ vars: {} }), perMessageDeflate: true });
+  try {
+    const grown = await pool.grow(CLIENTS);
+    await sleep(2000);
+    const m = await measureWindow(pool, server.pid, windowS);
+    const ratio = (bucket) => (bucket.payload_bytes ? bucket.wire_bytes / bucket.payload_bytes : null);
+    return {
+      preset,
+      env: value === undefined ? '(unset)' : value,
+      connect_failures: grown.failures,
+      server_cpu_pct: round(m.server_cpu_pct, 1),
+      delay_p50_ms: m.delay.p50,
+      delay_p99_ms: m.delay.p99,
+      updates_per_s: round(m.updates / m.elapsed_s, 1),
+      wire_bytes_per_s: Math.round((m.messages.small.wire_bytes + m.messages.large.wire_bytes) / m.elapsed_s),
+      payload_bytes_per_s: Math.round((m.messages.small.payload_bytes + m.messages.large.payload_bytes) / m.elapsed_s),
+      small: { ...m.messages.small, wire_to_payload: round(ratio(m.messages.small), 4), deflated_share: m.messages.small.messages ? round(m.messages.small.deflated / m.messages.small.messages, 4) : null },
+      large: { ...m.messages.large, wire_to_payload: round(ratio(m.messages.large), 4), deflated_share: m.messages.large.messages ? round(m.messages.large.deflated / m.messages.large.messages, 4) : null },
+      client_lag_p99_ms: round(m.lagP99Ms, 1),
+    };
+  } finally {
+    await pool.close();
+    await server.stop();
+  }
+}
+
+function mean(values) {
+  const usable = values.filter((v) => v !== null && v !== undefined && Number.isFinite(v));
+  return usable.length ? usable.reduce((a, b) => a + b, 0) / usable.length : null;
+}
+
+runStudy('compression', async (study) => {
+  const presets = Object.keys(WEBSOCKET_COMPRESSION_PRESETS);
+  const rounds = study.quick ? 2 : 3;
+  const windowS = study.quick ? 15 : 30;
+  const bundle = await study.bundle();
+  const runs = [];
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 === 0 ? presets : presets.slice().reverse();
+    for (const preset of order) {
+      const run = await measurePreset(study, preset, windowS);
+      runs.push({ round: r + 1, ...run });
+      study.log(`round ${r + 1} ${preset}: CPU ${run.server_cpu_pct}%, wire ${run.wire_bytes_per_s} B/s of ${run.payload_bytes_per_s} B/s payload; large wire/payload ${run.large.wire_to_payload}, small deflated ${run.small.deflated_share}`);
+    }
+  }
+  const summary = {};
+  for (const preset of presets) {
+    const mine = runs.filter((run) => run.preset === preset);
+    summary[preset] = {
+      env: mine[0].env,
+      server_cpu_pct: round(mean(mine.map((m) => m.server_cpu_pct)), 1),
+      delay_p99_ms: round(mean(mine.map((m) => m.delay_p99_ms)), 1),
+      wire_bytes_per_s: Math.round(mean(mine.map((m) => m.wire_bytes_per_s))),
+      payload_bytes_per_s: Math.round(mean(mine.map((m) => m.payload_bytes_per_s))),
+      large_wire_to_payload: round(mean(mine.map((m) => m.large.wire_to_payload)), 4),
+      small_wire_to_payload: round(mean(mine.map((m) => m.small.wire_to_payload)), 4),
+      small_deflated_share: round(mean(mine.map((m) => m.small.deflated_share)), 4),
+      large_deflated_share: round(mean(mine.map((m) => m.large.deflated_share)), 4),
+    };
+  }
+  const off = summary.off;
+  for (const preset of presets) {
+    const s = summary[preset];
+    s.large_bytes_saved_vs_off = off.large_wire_to_payload ? round(1 - s.large_wire_to_payload / off.large_wire_to_payload, 4) : null;
+    s.total_bytes_saved_vs_off = off.wire_bytes_per_s && off.payload_bytes_per_s ? round(1 - (s.wire_bytes_per_s / s.payload_bytes_per_s) / (off.wire_bytes_per_s / off.payload_bytes_per_s), 4) : null;
+    s.cpu_overhead_vs_off = off.server_cpu_pct ? round(s.server_cpu_pct / off.server_cpu_pct - 1, 4) : null;
+  }
+  const chosen = summary[DEFAULT_PRESET];
+  const thresholdSupported = supportsThreshold(bundle.meteorVersion);
+  return {
+    settings: { ingest_per_s: INGEST_PER_S, clients: CLIENTS, window_s: windowS, rounds, small_message_bytes: '< 1024 (payload)', dashboard: dashboardSubscriptions({ vars: {} }), default_preset: DEFAULT_PRESET, presets: WEBSOCKET_COMPRESSION_PRESETS },
+    threshold_supported: thresholdSupported,
+    threshold_note: thresholdSupported
+      ? 'This Meteor release accepts `threshold`: small messages should travel uncompressed under threshold presets.'
+      : `${bundle.meteorVersion} passes SERVER_WEBSOCKET_COMPRESSION straight to permessage-deflate, which rejects \`threshold\`; websocketCompressionEnv drops it, so every message is deflated under every preset but off. The threshold behaviour cannot be shown on this release (Meteor 3.1.1+ needed); small vs large bytes are measured anyway.`,
+    summary,
+    runs,
+    targets: {
+      bytes_saved_70: { target: `the default preset (${DEFAULT_PRESET}) cuts wire bytes of large view documents by >= 70% vs off`, measured: chosen.large_bytes_saved_vs_off, met: chosen.large_bytes_saved_vs_off !== null && chosen.large_bytes_saved_vs_off >= 0.7 },
+      cpu_overhead_10: { target: `the default preset adds <= 10% server CPU over off`, measured: chosen.cpu_overhead_vs_off, met: chosen.cpu_overhead_vs_off !== null && chosen.cpu_overhead_vs_off <= 0.1 },
+    },
+  };
+});

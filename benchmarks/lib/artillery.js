@@ -1,0 +1,87 @@
+'use strict';
+/**
+ * Run one of the tests/artillery scenarios as the load generator, pinned to the load core.
+ *
+ *   const run = await runArtillery({ script: 'dashboard.yml', scenario: 'reactive', target,
+ *     phases: [{ duration: 10, arrivalCount: 50 }], variables: { holdSeconds: 40 } });
+ *   run.passed  (exit code 0: the `ensure` checks held)   run.report  (Artillery's JSON)
+ *   run.summary (flattened: counters + the percentiles of every custom metric)
+ *
+ * Phases and variables are passed with --overrides/--variables, so the YAML stays the single
+ * description of the scenario and a study only scales it.
+ */
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawn } = require('child_process');
+const { LOAD_CPU, ROOT } = require('./study');
+
+const ARTILLERY_DIR = path.join(ROOT, 'tests', 'artillery');
+const ARTILLERY_BIN = path.join(ROOT, 'node_modules', 'artillery', 'bin', 'run');
+
+class ArtilleryUnavailableError extends Error {}
+
+function summaryOf(block) {
+  const out = { counters: { ...(block.counters || {}) }, summaries: {} };
+  for (const [name, s] of Object.entries(block.summaries || {})) {
+    out.summaries[name] = { count: s.count, min: s.min, p50: s.median ?? s.p50, p95: s.p95, p99: s.p99, max: s.max, mean: s.mean };
+  }
+  return out;
+}
+
+/**
+ * Returns { passed, exitCode, report, summary, periods: [{ t, summary }], startedAt, endedAt,
+ * pid, log }. `onStart(pid)` is called once the process runs (to sample its CPU).
+ */
+async function runArtillery({ script, scenario, target, phases, variables = {}, timeoutMs = 15 * 60 * 1000, onStart, env = {}, label }) {
+  if (!fs.existsSync(ARTILLERY_BIN)) throw new ArtilleryUnavailableError('Artillery is not installed: run `npm install` (artillery is a devDependency)');
+  const outFile = path.join(os.tmpdir(), `meshpulse-artillery-${process.pid}-${Date.now()}.json`);
+  const args = ['-c', String(LOAD_CPU), process.execPath, ARTILLERY_BIN, 'run', '--target', target, '--output', outFile, '--variables', JSON.stringify(variables)];
+  if (scenario) args.push('--scenario-name', scenario);
+  if (phases) args.push('--overrides', JSON.stringify({ config: { phases } }));
+  args.push(path.join(ARTILLERY_DIR, script));
+  const log = [];
+  const startedAt = Date.now();
+  const child = spawn('taskset', args, {
+    cwd: ROOT,
+    env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: 'true', DO_NOT_TRACK: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (onStart) onStart(child.pid);
+  const keep = (chunk) => { log.push(chunk.toString()); if (log.length > 400) log.splice(0, 200); };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const exitCode = await new Promise((resolve) => {
+    const timer = setTimeout(() => { child.kill('SIGKILL'); }, timeoutMs);
+    child.on('exit', (code, signal) => { clearTimeout(timer); resolve(code === null ? `killed (${signal}) after ${timeoutMs} ms` : code); });
+  });
+  const endedAt = Date.now();
+  let report = null;
+  try {
+    report = JSON.parse(fs.readFileSync(outFile, 'utf8'));
+    fs.rmSync(outFile, { force: true });
+  } catch (err) {
+    const tail = log.join('').slice(-2000);
+    throw new Error(`Artillery${label ? ` (${label})` : ''} wrote no report (exit ${exitCode}):\n${tail}`);
+  }
+  const text = log.join('');
+  const checks = [];
+  for (const line of text.split('\n')) {
+    const match = /^(ok|fail): (.+)$/.exec(line.replace(/\u001b\[[0-9;]*m/g, '').trim());
+    if (match) checks.push({ ok: match[1] === 'ok', check: match[2] });
+  }
+  return {
+    passed: exitCode === 0,
+    exitCode,
+    checks,
+    startedAt,
+    endedAt,
+    pid: child.pid,
+    summary: summaryOf(report.aggregate),
+    periods: (report.intermediate || []).map((block) => ({ t: block.lastMetricAt || block.period, ...summaryOf(block) })),
+    errors: Object.fromEntries(Object.entries(report.aggregate.counters || {}).filter(([name]) => name.startsWith('errors.'))),
+    log: text.slice(-3000),
+  };
+}
+
+module.exports = { runArtillery, ArtilleryUnavailableError, ARTILLERY_DIR };

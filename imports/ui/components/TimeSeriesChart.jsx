@@ -1,0 +1,104 @@
+/**
+ * One or more series over time: series = [{ name, color, points: [{ x: ms, y }] }], drawn as
+ * lines (kind 'line') or bars (kind 'bars', first series only). Null y values break the line.
+ */
+import React from 'react';
+import { ChartFrame } from './ChartFrame';
+import { linearScale, niceTicks, extent, tickFormatter } from '../lib/chart-scale';
+import { formatClock, formatHour, formatNumber } from '../lib/format';
+
+const MARGIN = { top: 8, right: 10, bottom: 22, left: 44 };
+const HOUR = 3600000;
+
+function timeTicks(min, max, count) {
+  if (max <= min) return [min];
+  const span = max - min;
+  const steps = [60000, 300000, 900000, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, 24 * HOUR, 7 * 24 * HOUR];
+  const step = steps.find((s) => span / s <= count) || steps[steps.length - 1];
+  const ticks = [];
+  for (let t = Math.ceil(min / step) * step; t <= max; t += step) ticks.push(t);
+  return ticks;
+}
+
+function timeLabel(time, span) {
+  if (span > 2 * 24 * HOUR) return formatHour(time, true);
+  if (span >= 3 * HOUR) return formatHour(time);
+  return formatClock(time).slice(0, 5);
+}
+
+function linePath(points, x, y) {
+  let d = '';
+  let pen = false;
+  for (const point of points) {
+    if (point.y === null || point.y === undefined || !Number.isFinite(point.y)) { pen = false; continue; }
+    d += `${pen ? 'L' : 'M'}${x(point.x).toFixed(1)},${y(point.y).toFixed(1)}`;
+    pen = true;
+  }
+  return d;
+}
+
+function Plot({ width, height, series, kind, yFormat, zeroBased, barWidthMs }) {
+  const innerWidth = width - MARGIN.left - MARGIN.right;
+  const innerHeight = height - MARGIN.top - MARGIN.bottom;
+  const all = series.flatMap((s) => s.points);
+  const [xMin, xMaxRaw] = extent(all.map((p) => p.x));
+  const xMax = kind === 'bars' && barWidthMs ? xMaxRaw + barWidthMs : xMaxRaw;
+  const [yMin0, yMax0] = extent(all.map((p) => p.y), zeroBased ? 0 : undefined);
+  const ticks = niceTicks(yMin0, yMax0, 4);
+  const yMin = Math.min(yMin0, ticks[0]);
+  const yMax = Math.max(yMax0, ticks[ticks.length - 1]);
+  const x = linearScale(xMin, xMax, 0, innerWidth);
+  const y = linearScale(yMin, yMax, innerHeight, 0);
+  const xTicks = timeTicks(xMin, xMax, Math.max(2, Math.floor(innerWidth / 70)));
+  const base = y(Math.max(yMin, Math.min(0, yMax)));
+  const tickLabel = tickFormatter(ticks);
+  return (
+    <svg width={width} height={height} role="img" aria-label={series.map((s) => s.name).join(', ')}>
+      <g transform={`translate(${MARGIN.left},${MARGIN.top})`}>
+        {ticks.map((tick) => (
+          <g key={tick} transform={`translate(0,${y(tick)})`}>
+            <line x2={innerWidth} className="grid" />
+            <text x={-6} dy="0.32em" textAnchor="end" className="axis">{tickLabel(tick)}</text>
+          </g>
+        ))}
+        {xTicks.map((tick) => (
+          // A label at the right edge is anchored at its end so it is not clipped.
+          <text key={tick} x={x(tick)} y={innerHeight + 14} textAnchor={x(tick) > innerWidth - 18 ? 'end' : 'middle'} className="axis">{timeLabel(tick, xMax - xMin)}</text>
+        ))}
+        {kind === 'bars' && series[0] && series[0].points.map((point) => {
+          const w = Math.max(1, (barWidthMs ? x(point.x + barWidthMs) - x(point.x) : innerWidth / Math.max(1, series[0].points.length)) * 0.85);
+          const top = y(point.y || 0);
+          return (
+            <rect key={point.x} x={x(point.x)} y={Math.min(top, base)} width={w} height={Math.abs(base - top)} fill={series[0].color}>
+              <title>{`${formatClock(point.x)}: ${yFormat(point.y)}`}</title>
+            </rect>
+          );
+        })}
+        {kind !== 'bars' && series.map((s) => (
+          <g key={s.name}>
+            <path d={linePath(s.points, x, y)} fill="none" stroke={s.color} strokeWidth={1.6} />
+            {s.points.length <= 48 && s.points.map((point) => (point.y === null ? null : (
+              <circle key={point.x} cx={x(point.x)} cy={y(point.y)} r={2.2} fill={s.color}>
+                <title>{`${formatClock(point.x)}: ${yFormat(point.y)}`}</title>
+              </circle>
+            )))}
+          </g>
+        ))}
+        <line y1={innerHeight} y2={innerHeight} x2={innerWidth} className="axis-line" />
+      </g>
+    </svg>
+  );
+}
+
+export function TimeSeriesChart({ series, height = 160, kind = 'line', yFormat = formatNumber, zeroBased = true, barWidthMs }) {
+  const points = series ? series.reduce((n, s) => n + s.points.length, 0) : 0;
+  if (points === 0) return <div className="chart-empty">No data in this window</div>;
+  return (
+    <>
+      <ChartFrame>{(width) => <Plot width={width} height={height} series={series} kind={kind} yFormat={yFormat} zeroBased={zeroBased} barWidthMs={barWidthMs} />}</ChartFrame>
+      {series.length > 1 && (
+        <div className="legend">{series.map((s) => <span key={s.name}><i style={{ background: s.color }} />{s.name}</span>)}</div>
+      )}
+    </>
+  );
+}

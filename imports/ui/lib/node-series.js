@@ -1,0 +1,31 @@
+'use strict';
+/** Shapes the `node` view's analytics into chart series: gap-free hours, labelled heatmap rows. */
+
+const HOUR_MS = 3600 * 1000;
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+/**
+ * One point per hour from `windowStart` up to the hour holding `now`: hours without packets are
+ * 0 (the view lists active hours only), so bars sit at their true time.
+ */
+function fillHours(hourly, windowStart, now, key = 'packets') {
+  const byHour = new Map(hourly.map((entry) => [entry.hour, entry[key]]));
+  const last = Math.floor(now / HOUR_MS) * HOUR_MS;
+  const points = [];
+  // Start at the first active hour when the window is mostly empty, so a young node's chart is readable.
+  const first = hourly.length ? Math.max(windowStart, Math.min(...hourly.map((entry) => entry.hour)) - 6 * HOUR_MS) : windowStart;
+  for (let hour = first; hour <= last; hour += HOUR_MS) points.push({ x: hour, y: byHour.get(hour) || 0 });
+  return points;
+}
+
+/** The weekday x UTC hour matrix as heatmap rows (Sunday first, like the view). */
+function heatmapRows(heatmap) {
+  return (heatmap || []).map((values, day) => ({ label: WEEKDAYS[day], values }));
+}
+
+/** {"0": n, "1": n, …, "4+": n} -> bar data in that order. */
+function hopBars(hopDistribution) {
+  return Object.entries(hopDistribution || {}).map(([label, value]) => ({ label, value }));
+}
+
+module.exports = { fillHours, heatmapRows, hopBars, WEEKDAYS, HOUR_MS };

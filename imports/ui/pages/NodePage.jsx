@@ -1,0 +1,164 @@
+/**
+ * One node: health figures, the observers that hear it, and charts over the last N days
+ * (hourly activity, SNR trend, weekday x hour heatmap, hop distribution, peers, packet types,
+ * signal grade), plus its recent packets and adverts.
+ */
+import React, { useState } from 'react';
+import { useView } from '../hooks/use-view';
+import { useObservers } from '../hooks/use-observers';
+import { useNow } from '../hooks/use-now';
+import { PageHeader } from '../components/PageHeader';
+import { ViewState } from '../components/ViewState';
+import { Card } from '../components/Card';
+import { StatTile } from '../components/StatTile';
+import { Select } from '../components/Select';
+import { RoleBadge } from '../components/RoleBadge';
+import { StatusBadge } from '../components/StatusBadge';
+import { TypeBadge } from '../components/TypeBadge';
+import { ObserverLabel } from '../components/ObserverLabel';
+import { NodeLink } from '../components/NodeLink';
+import { Link } from '../components/Link';
+import { BarChart } from '../components/BarChart';
+import { TimeSeriesChart } from '../components/TimeSeriesChart';
+import { Heatmap } from '../components/Heatmap';
+import { HBarList } from '../components/HBarList';
+import { formatAgo, formatDb, formatDecimal, formatDuration, formatNumber, formatPct, formatClock, formatDateTime } from '../lib/format';
+import { fillHours, heatmapRows, hopBars } from '../lib/node-series';
+
+const DAY_OPTIONS = [1, 7, 30].map((days) => ({ value: String(days), label: `${days} day${days > 1 ? 's' : ''}` }));
+const HOUR_LABELS = Array.from({ length: 24 }, (_, hour) => String(hour).padStart(2, '0'));
+const GRADE_TONE = { A: 'good', 'A-': 'good', 'B+': 'good', B: 'warn', C: 'warn', D: 'bad' };
+
+function Health({ node, health, analytics, now }) {
+  return (
+    <div className="stat-grid">
+      <StatTile label="Status" value={<StatusBadge status={node.status} />} sub={`last heard ${formatAgo(health.lastHeard, now)}`} />
+      <StatTile label="Packets" value={formatNumber(health.packets)} sub={`${formatNumber(health.packetsToday)} today (UTC)`} />
+      <StatTile label="Observers hearing it" value={formatNumber(health.observerCount)} />
+      <StatTile label="Mean SNR / RSSI" value={formatDb(health.meanSnr)} sub={formatDb(health.meanRssi, 'dBm')} />
+      <StatTile label="Mean hops" value={formatDecimal(health.meanHops, 2)} sub={`relays ${formatPct(analytics.relayPct, 0)} of its packets`} />
+      <StatTile label="Signal grade" value={analytics.signalGrade || '—'} tone={GRADE_TONE[analytics.signalGrade]}
+        sub={`SNR ${formatDecimal(analytics.snrMean)} ± ${formatDecimal(analytics.snrStdDev)} dB`} />
+      <StatTile label="Availability" value={formatPct(analytics.availabilityPct)} sub={`${analytics.activeHours} of ${analytics.days * 24} hours heard`} />
+      <StatTile label="Longest silence" value={formatDuration(analytics.longestSilence.ms)} sub={`${formatDateTime(analytics.longestSilence.from)} →`} />
+    </div>
+  );
+}
+
+function NodeObservers({ observers, names }) {
+  return (
+    <table className="table">
+      <thead><tr><th>Observer</th><th className="num">Reports</th><th className="num">Mean SNR</th><th className="num">Mean RSSI</th></tr></thead>
+      <tbody>
+        {observers.map((o) => (
+          <tr key={o.observer}>
+            <td><ObserverLabel id={o.observer} observers={names} /></td>
+            <td className="num">{formatNumber(o.count)}</td>
+            <td className="num">{formatDb(o.meanSnr)}</td>
+            <td className="num">{formatDb(o.meanRssi, 'dBm')}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function RecentPackets({ packets }) {
+  return (
+    <table className="table">
+      <thead><tr><th>Time</th><th>Hash</th><th>Type</th><th className="num">Hops</th><th className="num">SNR</th></tr></thead>
+      <tbody>
+        {packets.map((p) => (
+          <tr key={p.hash}>
+            <td className="num">{formatClock(p.time)}</td>
+            <td><Link to={`/packets/${p.hash}`} className="mono">{p.hash.slice(0, 8)}</Link></td>
+            <td><TypeBadge type={p.payloadType} /></td>
+            <td className="num">{p.hops}</td>
+            <td className="num">{formatDb(p.snr)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function NodePage({ pubKey }) {
+  const [days, setDays] = useState('7');
+  const valid = /^[0-9a-fA-F]{64}$/.test(pubKey || '');
+  const { data, loading, error } = useView('node', { pubKey: (pubKey || '').toLowerCase(), days: Number(days) }, { enabled: valid });
+  const { byId } = useObservers();
+  const now = useNow(5000);
+  if (!valid) return <><PageHeader title="Node" /><div className="state state-error">“{pubKey}” is not a node public key (64 hex digits).</div></>;
+  const found = data && data.found;
+  const node = found ? data.node : null;
+  const analytics = found ? data.analytics : null;
+  return (
+    <>
+      <PageHeader title={node ? node.name || pubKey.slice(0, 8) : 'Node'} busy={loading && Boolean(data)}
+        subtitle={<><Link to="/nodes">‹ All nodes</Link> · <span className="mono small">{pubKey.toLowerCase()}</span> {node && <RoleBadge role={node.role} />}</>}>
+        <Select label="Window" name="days" value={days} onChange={setDays} options={DAY_OPTIONS} anyLabel={null} />
+      </PageHeader>
+      <ViewState loading={loading} error={error} hasData={Boolean(data)} empty={data && !found} emptyText="No node with this key has been heard.">
+        {found && (
+          <>
+            {data.ambiguousPrefix && (
+              <div className="banner banner-warn">
+                Shares its first key byte with {data.sharesPrefixWith.map((other, i) => (
+                  <React.Fragment key={other.pubKey}>{i > 0 && ', '}<NodeLink pubKey={other.pubKey} name={other.name} /></React.Fragment>
+                ))}: 1-byte hops counted here may be theirs.
+              </div>
+            )}
+            <Health node={node} health={data.health} analytics={analytics} now={now} />
+            <div className="grid-2">
+              <Card title="Hourly activity" subtitle="packets per hour">
+                <TimeSeriesChart kind="bars" barWidthMs={3600000} series={[{ name: 'packets', color: 'var(--accent)', points: fillHours(analytics.hourlyActivity, analytics.windowStart, now) }]} />
+              </Card>
+              <Card title="SNR trend" subtitle="hourly mean, dB">
+                <TimeSeriesChart zeroBased={false} yFormat={(v) => formatDecimal(v, 1)}
+                  series={[{ name: 'mean SNR', color: 'var(--accent-2)', points: analytics.snrTrend.map((p) => ({ x: p.hour, y: p.meanSnr })) }]} />
+              </Card>
+              <Card title="Uptime heatmap" subtitle="packets by weekday and hour (UTC)">
+                <Heatmap rows={heatmapRows(analytics.heatmap)} colLabels={HOUR_LABELS} />
+              </Card>
+              <Card title="Hop distribution" subtitle="packets by hop count">
+                <BarChart data={hopBars(analytics.hopDistribution)} height={150} />
+              </Card>
+              <Card title="Peers" subtitle="hops next to it in paths">
+                <HBarList items={analytics.topPeers.slice(0, 10).map((peer) => ({
+                  key: peer.peer,
+                  label: <><span className="mono">{peer.peer}</span> {peer.name || <span className="muted small">{peer.candidates === 0 ? 'unknown' : `${peer.candidates} candidates`}</span>}</>,
+                  value: peer.count,
+                }))} empty="No peers in this window" />
+              </Card>
+              <Card title="Packet types">
+                <HBarList items={Object.entries(analytics.packetTypes).sort((a, b) => b[1] - a[1]).map(([type, count]) => ({ key: type, label: type, value: count }))} />
+              </Card>
+              <Card title="Observers that hear it">
+                <NodeObservers observers={data.health.observers} names={byId} />
+              </Card>
+              <Card title="Recent packets">
+                <RecentPackets packets={data.health.recentPackets} />
+              </Card>
+            </div>
+            <Card title="Adverts" subtitle={`${node.advertsStored} stored`}>
+              <table className="table">
+                <thead><tr><th>Heard</th><th>Name</th><th>Role</th><th>Position</th><th className="num">Observers</th></tr></thead>
+                <tbody>
+                  {data.adverts.map((advert) => (
+                    <tr key={`${advert.time}-${advert.timestamp}`}>
+                      <td className="num">{formatDateTime(advert.time)}</td>
+                      <td>{advert.name || '—'}</td>
+                      <td>{advert.role}</td>
+                      <td className="mono small">{Number.isFinite(advert.lat) ? `${advert.lat}, ${advert.lon}` : '—'}</td>
+                      <td className="num">{advert.observers.length}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </Card>
+          </>
+        )}
+      </ViewState>
+    </>
+  );
+}

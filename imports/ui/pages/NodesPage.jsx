@@ -1,0 +1,81 @@
+/** Nodes: the directory with search, role and status filters, sorting, paging and status counts. */
+import React from 'react';
+import { useNodeList, PAGE_SIZE } from '../hooks/use-node-list';
+import { useNow } from '../hooks/use-now';
+import { PageHeader } from '../components/PageHeader';
+import { ViewState } from '../components/ViewState';
+import { Select } from '../components/Select';
+import { SearchBox } from '../components/SearchBox';
+import { Pager } from '../components/Pager';
+import { NodeLink } from '../components/NodeLink';
+import { RoleBadge } from '../components/RoleBadge';
+import { StatusBadge } from '../components/StatusBadge';
+import { StatTile } from '../components/StatTile';
+import { formatAgo, formatNumber, shortKey } from '../lib/format';
+import { ROLES, NODE_STATUSES } from '../lib/mesh-constants';
+
+const ROLE_OPTIONS = Object.values(ROLES).map((role) => ({ value: role, label: role }));
+const STATUS_OPTIONS = NODE_STATUSES.map((status) => ({ value: status, label: status }));
+const SORT_OPTIONS = [
+  { value: 'lastSeen', label: 'last heard' },
+  { value: 'name', label: 'name' },
+  { value: 'packets', label: 'packets' },
+];
+const ORDER_OPTIONS = [{ value: 'asc', label: 'ascending' }, { value: 'desc', label: 'descending' }];
+
+function NodeRows({ rows, now }) {
+  return (
+    <div className="table-wrap">
+      <table className="table">
+        <thead>
+          <tr><th>Name</th><th>Key</th><th>Role</th><th>Status</th><th className="num">Last heard</th><th className="num">Packets</th><th className="num">Adverts</th><th>Position</th></tr>
+        </thead>
+        <tbody>
+          {rows.map((node) => (
+            <tr key={node.pubKey}>
+              <td><NodeLink pubKey={node.pubKey} name={node.name} /></td>
+              <td className="mono muted">{shortKey(node.pubKey)}</td>
+              <td><RoleBadge role={node.role} /></td>
+              <td><StatusBadge status={node.status} /></td>
+              <td className="num">{formatAgo(node.lastSeen, now)}</td>
+              <td className="num">{formatNumber(node.packets)}</td>
+              <td className="num">{formatNumber(node.adverts)}</td>
+              <td className="mono muted small">{Number.isFinite(node.lat) && (node.lat || node.lon) ? `${node.lat.toFixed(3)}, ${node.lon.toFixed(3)}` : '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function NodesPage() {
+  const { data, loading, error, rows, controls, paged } = useNodeList();
+  const now = useNow(5000);
+  const counts = data ? data.statusCounts : null;
+  return (
+    <>
+      <PageHeader title="Nodes" subtitle="Every node heard, with its status from when it was last heard." busy={loading && Boolean(data)} />
+      {counts && (
+        <div className="stat-grid compact">
+          <StatTile label="Known nodes" value={formatNumber(counts.active + counts.degraded + counts.silent)} />
+          <StatTile label="Active" value={formatNumber(counts.active)} tone="good" />
+          <StatTile label="Degraded" value={formatNumber(counts.degraded)} tone="warn" />
+          <StatTile label="Silent" value={formatNumber(counts.silent)} tone="bad" />
+        </div>
+      )}
+      <div className="filters">
+        <SearchBox label="Search" name="search" value={controls.search} onChange={controls.setSearch} placeholder="name or key prefix" width={200} />
+        <Select label="Role" name="role" value={controls.role} onChange={controls.setRole} options={ROLE_OPTIONS} />
+        <Select label="Status" name="status" value={controls.status} onChange={controls.setStatus} options={STATUS_OPTIONS} />
+        <Select label="Sort by" name="sort" value={controls.sort} onChange={controls.setSort} options={SORT_OPTIONS} anyLabel={null} />
+        <Select label="Order" name="order" value={controls.order} onChange={controls.setOrder} options={ORDER_OPTIONS} anyLabel="natural" />
+        {data && <span className="hint num">{paged ? `${formatNumber(data.total)} match` : `${rows.length} ${controls.status} of the first ${data.nodes.length}`}</span>}
+      </div>
+      <ViewState loading={loading} error={error} hasData={Boolean(data)} empty={data && rows.length === 0} emptyText="No node matches.">
+        <NodeRows rows={rows} now={now} />
+        {paged && data && <Pager offset={controls.offset} limit={PAGE_SIZE} total={data.total} onChange={controls.setOffset} />}
+      </ViewState>
+    </>
+  );
+}

@@ -1,0 +1,78 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { matchRoute, resolveRoute } = require('../../imports/ui/lib/router');
+const { niceTicks, linearScale, extent } = require('../../imports/ui/lib/chart-scale');
+const { formatDuration, formatNumber, formatDb, shortKey } = require('../../imports/ui/lib/format');
+const { byteCells, rowsOf, fieldCategory } = require('../../imports/ui/lib/packet-layout');
+const { fillHours, hopBars, heatmapRows } = require('../../imports/ui/lib/node-series');
+const uiConstants = require('../../imports/ui/lib/mesh-constants');
+const decode = require('../../imports/core/decode');
+const { layout } = decode;
+
+test('router: params from :segments, decoded; no match on length or literal mismatch', () => {
+  assert.deepEqual(matchRoute('/nodes/:pubKey', '/nodes/ab12'), { pubKey: 'ab12' });
+  assert.deepEqual(matchRoute('/channels/:hash', '/channels/%23test'), { hash: '#test' });
+  assert.deepEqual(matchRoute('/', '/'), {});
+  assert.equal(matchRoute('/nodes/:pubKey', '/nodes'), null);
+  assert.equal(matchRoute('/nodes/:pubKey', '/packets/ab'), null);
+  assert.equal(matchRoute('/x/:y', '/x/%E0%A4%A'), null, 'a malformed escape is no match');
+  const routes = [{ path: '/analytics' }, { path: '/analytics/:tab' }];
+  assert.deepEqual(resolveRoute(routes, '/analytics/rf'), { route: routes[1], params: { tab: 'rf' } });
+  assert.equal(resolveRoute(routes, '/nope'), null);
+});
+
+test('chart scale: nice ticks cover the range in 1/2/5 steps', () => {
+  assert.deepEqual(niceTicks(0, 100, 5), [0, 20, 40, 60, 80, 100]);
+  assert.deepEqual(niceTicks(-19, 11.5, 4), [-10, 0, 10]);
+  assert.deepEqual(niceTicks(3, 3), [3]);
+  const scale = linearScale(0, 10, 100, 0);
+  assert.equal(scale(0), 100);
+  assert.equal(scale(10), 0);
+  assert.equal(linearScale(5, 5, 0, 10)(5), 5, 'a flat domain maps to the middle');
+  assert.deepEqual(extent([3, null, 7], 0), [0, 7]);
+  assert.deepEqual(extent([]), [0, 1]);
+});
+
+test('format: durations, numbers and signal figures', () => {
+  assert.equal(formatDuration(850), '850 ms');
+  assert.equal(formatDuration(4200), '4.2 s');
+  assert.equal(formatDuration(12 * 60000), '12 min');
+  assert.equal(formatDuration(null), '—');
+  assert.equal(formatNumber(1234567), '1,234,567');
+  assert.equal(formatDb(-6.25), '-6.3 dB');
+  assert.equal(shortKey('ABCDEF0123456789'), 'abcdef01');
+});
+
+test('byte breakdown: every byte of a decoded packet belongs to exactly the field that covers it', () => {
+  // An advert-like packet is long; a REQ from the decoder's own layout is enough here.
+  const raw = '028320a6771a4a6b4056a518ff14402919f65c82f4c99acfe59d961db6fb78';
+  const { fields } = layout(raw);
+  const cells = byteCells(raw, fields);
+  assert.equal(cells.length, raw.length / 2);
+  for (const cell of cells) {
+    const covering = fields.filter((f) => cell.index >= f.start && cell.index <= f.end);
+    assert.equal(covering.length, 1, `byte ${cell.index} is covered by ${covering.length} fields`);
+    assert.equal(fields[cell.field], covering[0]);
+  }
+  assert.equal(cells[0].hex, '02');
+  assert.equal(fieldCategory('header'), 'header');
+  assert.equal(fieldCategory('pathLength'), 'path');
+  assert.equal(fieldCategory('ciphertext'), 'payload');
+  assert.deepEqual(rowsOf(cells, 16).map((row) => row.length), [16, 15]);
+});
+
+test('node series: hours without packets are zeros, heatmap rows start on Sunday', () => {
+  const H = 3600000;
+  const points = fillHours([{ hour: 10 * H, packets: 3 }, { hour: 12 * H, packets: 1 }], 0, 12 * H + 5);
+  assert.deepEqual(points.slice(-3).map((p) => p.y), [3, 0, 1]);
+  assert.equal(points[0].x, 4 * H, 'a mostly empty window starts 6 h before the first active hour');
+  assert.deepEqual(hopBars({ 0: 1, 1: 2, '4+': 3 }).map((b) => b.label), ['0', '1', '4+']);
+  assert.equal(heatmapRows([[1], [2]])[0].label, 'Sun');
+});
+
+test('mesh constants: the client copies match imports/core/decode.js', () => {
+  assert.deepEqual(uiConstants.PAYLOAD_TYPES, decode.PAYLOAD_TYPES);
+  assert.deepEqual(uiConstants.ROUTE_TYPES, decode.ROUTE_TYPES);
+  assert.deepEqual(uiConstants.ROLES, decode.ROLES);
+});
