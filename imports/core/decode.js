@@ -238,6 +238,12 @@ function decodePacket(input, options = {}) {
     trace: null,
     ackChecksum: null,
     controlSubtype: null,
+    // Filled in by the store; declared here so every stored transmission keeps all its fields
+    // in-object (properties added later would need a separate backing array per object).
+    seq: 0,
+    time: 0,
+    raw: null,
+    observations: null,
   };
 
   if (repeat) return { packet, repeat: true };

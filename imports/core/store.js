@@ -28,8 +28,9 @@ const DEFAULTS = {
   memoryBudgetBytes: 512 * 1024 * 1024,
   // Optional cap on stored transmissions (0 = no cap).
   maxTransmissions: 0,
-  // Estimated heap bytes per stored item; calibrated by `npm run bench:core` (see CORE.md).
-  estimatedBytes: { transmission: 260, observation: 90, indexEntry: 16, hop: 24 },
+  // Estimated heap bytes per stored item, views included; calibrated against the heap measured
+  // by `npm run bench:core` (core.json: bytes_per_transmission vs store_estimated_bytes).
+  estimatedBytes: { transmission: 470, observation: 150, indexEntry: 16, hop: 24 },
   // Upper bound on observations kept per transmission; a flood heard by hundreds of observers
   // must not make one transmission unbounded. Further observations are counted, not stored.
   maxObservationsPerTransmission: 64,
