@@ -87,10 +87,16 @@ test('views over DDP: publications, methods, validation, rate limits', { timeout
       assert.deepEqual(Object.keys(withoutVolatile(result)).sort(), Object.keys(withoutVolatile(doc)).sort(), `view.${name} method and publication have the same fields`);
     }
 
-    // New packets change the published documents.
-    const before = { ...client.collection('meshpulse.views').get(viewDocumentId('stats', {})) };
+    // New packets change the published documents of every packet-driven view.
+    const docs = client.collection('meshpulse.views');
+    const before = { ...docs.get(viewDocumentId('stats', {})) };
+    const signatures = new Map(subscribed.map(({ id }) => [id, JSON.stringify(withoutVolatile(docs.get(id)))]));
     await postPackets(app, sim.messages(200));
-    await waitFor(() => client.collection('meshpulse.views').get(viewDocumentId('stats', {})).transmissions > before.transmissions);
+    await waitFor(() => docs.get(viewDocumentId('stats', {})).transmissions > before.transmissions);
+    for (const name of ['stats', 'packets', 'rf', 'topology', 'hashSizes', 'observers', 'nodes']) {
+      const id = viewDocumentId(name, {});
+      await waitFor(() => JSON.stringify(withoutVolatile(docs.get(id))) !== signatures.get(id));
+    }
     const statsDoc = client.collection('meshpulse.views').get(viewDocumentId('stats', {}));
     const statsMethod = await client.call('view.stats', [{}]);
     assert.equal(withoutVolatile(statsDoc).transmissions, statsMethod.transmissions);

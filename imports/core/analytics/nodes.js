@@ -34,6 +34,7 @@ module.exports = defineView({
   params: {
     search: { type: 'string', maxLength: 64 },
     role: { type: 'enum', values: Object.values(ROLES) },
+    status: { type: 'enum', values: ['active', 'degraded', 'silent'] },
     heardWithinHours: { type: 'number', min: 0, max: 24 * 366 },
     sort: { type: 'enum', values: ['name', 'lastSeen', 'packets'], default: 'lastSeen' },
     order: { type: 'enum', values: ['asc', 'desc'] },
@@ -59,6 +60,7 @@ module.exports = defineView({
       const status = nodeStatus(node, now);
       statusCounts[status]++;
       if (params.role !== null && node.role !== params.role) continue;
+      if (params.status !== null && status !== params.status) continue;
       if (heardSince !== null && node.lastSeen < heardSince) continue;
       if (search !== null) {
         const byName = node.name !== null && node.name.toLowerCase().includes(search);

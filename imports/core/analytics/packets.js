@@ -59,7 +59,18 @@ function matches(tx, params) {
   if (params.until !== null && tx.time > params.until) return false;
   if (params.observer !== null && !tx.observations.some((o) => o.observer.id === params.observer)) return false;
   if (params.region !== null && !tx.observations.some((o) => o.observer.region === params.region)) return false;
+  if (params.text !== null && !matchesText(tx, params.text)) return false;
   return true;
+}
+
+function matchesText(tx, text) {
+  if (tx.hash.startsWith(text)) return true;
+  if (tx.advert && tx.advert.name && tx.advert.name.toLowerCase().includes(text)) return true;
+  if (tx.message) {
+    if (tx.message.sender && tx.message.sender.toLowerCase().includes(text)) return true;
+    if (tx.message.text && tx.message.text.toLowerCase().includes(text)) return true;
+  }
+  return false;
 }
 
 module.exports = defineView({
@@ -72,6 +83,8 @@ module.exports = defineView({
     observer: { type: 'string', maxLength: 128 },
     node: { type: 'string', maxLength: 64, pattern: HEX_RE, lowerCase: true },
     hash: { type: 'string', maxLength: 16, pattern: HEX_RE, lowerCase: true },
+    // Case-insensitive text in an advert name, a channel message's sender or text, or a hash prefix.
+    text: { type: 'string', maxLength: 64, lowerCase: true },
     since: { type: 'number', min: 0 },
     until: { type: 'number', min: 0 },
     limit: { type: 'int', min: 1, max: 500, default: 50 },

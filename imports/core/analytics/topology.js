@@ -101,6 +101,7 @@ function hopRow(store, hop) {
 }
 
 function snapshot(state, params, store) {
+  const pairLimit = params.pairs;
   const figures = hopFigures(state.hopHistogram);
   const distribution = [];
   if (figures.max !== null) for (let hops = 0; hops <= figures.max; hops++) distribution.push({ hops, count: state.hopHistogram[hops] });
@@ -139,7 +140,7 @@ function snapshot(state, params, store) {
     traceObservations: state.traceObservations,
     hops: { ...figures, distribution },
     repeaters: topByCount(state.hopCounts, TOP_REPEATERS).map(([hop, appearances]) => ({ ...hopRow(store, hop), count: appearances })),
-    pairs: topByCount(state.pairCounts, TOP_PAIRS).map(([pair, appearances]) => {
+    pairs: topByCount(state.pairCounts, pairLimit).map(([pair, appearances]) => {
       const [from, to] = pair.split(',');
       return { pair, from: hopRow(store, from), to: hopRow(store, to), count: appearances };
     }),
@@ -151,7 +152,8 @@ function snapshot(state, params, store) {
 module.exports = defineView({
   name: 'topology',
   description: 'Hop counts, top repeaters and adjacent pairs, SNR by hop count, reach per observer.',
-  params: {},
+  // `pairs`: how many adjacent pairs to list (the map draws links from them).
+  params: { pairs: { type: 'int', min: 1, max: 500, default: TOP_PAIRS } },
   createState,
   apply,
   evict,

@@ -10,7 +10,8 @@ const NODE_PARAMS = { limit: 500 };
 
 export function useMapData() {
   const nodes = useView('nodes', NODE_PARAMS);
-  const topology = useView('topology', {});
+  // More pairs than the Topology tab's 15: the map can only draw pairs whose hops resolve.
+  const topology = useView('topology', { pairs: 200 });
   const map = useMemo(
     () => buildMapData(nodes.data ? nodes.data.nodes : [], topology.data ? topology.data.pairs : []),
     [nodes.data, topology.data],

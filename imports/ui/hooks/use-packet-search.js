@@ -1,8 +1,8 @@
 /**
  * The Packets page's search and filters, and the `packets` view params they make.
  * The search box takes a packet hash (16 hex digits: that one packet), a node key prefix
- * (other hex: packets involving the node), or words (matched in the loaded rows' advert
- * names, senders and texts, since the view has no text search).
+ * (other hex: packets involving the node), or words (the view's `text` filter: advert names,
+ * senders and texts; several words must all match, the first is sent to the server).
  */
 import { useMemo, useState } from 'react';
 import { useDebounced } from './use-debounced';
@@ -40,6 +40,7 @@ export function usePacketSearch() {
     const next = { limit: Number(limit) };
     if (settled.kind === 'hash') return { hash: settled.value };
     if (settled.kind === 'node') next.node = settled.value;
+    if (settled.kind === 'text') next.text = settled.value.split(/\s+/)[0].slice(0, 64);
     if (type !== '') next.type = Number(type);
     if (route !== '') next.route = Number(route);
     if (region) next.region = region;

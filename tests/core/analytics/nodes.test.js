@@ -25,6 +25,7 @@ function bruteNodes(store, params, now) {
     });
   }
   if (params.role) rows = rows.filter((row) => row.role === params.role);
+  if (params.status) rows = rows.filter((row) => row.status === params.status);
   if (params.heardWithinHours !== null) rows = rows.filter((row) => now - row.lastSeen <= params.heardWithinHours * 3600e3);
   if (params.search) {
     const q = params.search.toLowerCase();
@@ -50,7 +51,7 @@ test('nodes equals a brute-force recount after random inserts and evictions', ()
       return [
         {}, { sort: 'name' }, { sort: 'packets' }, { sort: 'packets', order: 'asc', limit: 5, offset: 2 }, { sort: 'lastSeen', order: 'asc' },
         { search: some.name.slice(1, 4).toUpperCase() }, { search: some.pubKey.slice(0, 4) }, { search: some.pubKey.slice(0, 2).toUpperCase(), sort: 'name', order: 'desc' },
-        { role: 'repeater' }, { role: 'companion', sort: 'packets' }, { heardWithinHours: 0.5 }, { limit: 3, offset: 1 }, { offset: 10000 },
+        { role: 'repeater' }, { role: 'companion', sort: 'packets' }, { status: 'active' }, { status: 'degraded', role: 'companion' }, { heardWithinHours: 0.5 }, { limit: 3, offset: 1 }, { offset: 10000 },
       ];
     },
   });

@@ -20,6 +20,8 @@ function brutePackets(store, params) {
     && (params.until === null || tx.time <= params.until)
     && (params.observer === null || tx.observations.some((o) => o.observer.id === params.observer))
     && (params.region === null || tx.observations.some((o) => o.observer.region === params.region))
+    && (params.text === null || [tx.hash.startsWith(params.text) ? params.text : '', tx.advert?.name, tx.message?.sender, tx.message?.text]
+      .some((field) => typeof field === 'string' && field !== '' && field.toLowerCase().includes(params.text)))
     && nodeMatches(tx));
   return rows.slice(0, params.limit).map((tx) => tx.hash);
 }
@@ -35,7 +37,7 @@ test('packets list equals a brute-force filter after random inserts and eviction
       const last = store.fifo.last();
       const someNode = store.nodes.size ? Array.from(store.nodes.keys())[0] : null;
       return [{}, { type: 4 }, { type: 5, limit: 7 }, { route: 1 }, { region: 'SFO', limit: 20 }, { observer: last ? last.observations[0].observer.id : 'x' },
-        { since: last ? last.time - 600e3 : 0 }, { hash: last ? last.hash : '00' }, ...(someNode ? [{ node: someNode }, { node: someNode.slice(0, 2) }] : [])];
+        { since: last ? last.time - 600e3 : 0 }, { text: 'a' }, { text: 'peak', limit: 5 }, { text: last ? last.hash.slice(0, 4) : 'ff' }, { hash: last ? last.hash : '00' }, ...(someNode ? [{ node: someNode }, { node: someNode.slice(0, 2) }] : [])];
     },
     store: {},
   });

@@ -33,7 +33,7 @@ function hopStats(list) {
   };
 }
 
-function bruteTopology(store) {
+function bruteTopology(store, params = { pairs: 15 }) {
   const hopLists = [];
   const hopCounts = new Map();
   const pairCounts = new Map();
@@ -67,7 +67,7 @@ function bruteTopology(store) {
     traceObservations,
     hops: { ...figures, distribution },
     repeaters: top(hopCounts, 20).map(([hop, count]) => ({ ...hopRow(hop), count })),
-    pairs: top(pairCounts, 15).map(([pair, count]) => ({ pair, from: hopRow(pair.split(',')[0]), to: hopRow(pair.split(',')[1]), count })),
+    pairs: top(pairCounts, params.pairs).map(([pair, count]) => ({ pair, from: hopRow(pair.split(',')[0]), to: hopRow(pair.split(',')[1]), count })),
     hopsVsSnr: Array.from(byHops.values()).sort((a, b) => a.hops - b.hops).map((row) => ({
       hops: row.hops, observations: row.observations, snrCount: row.snrs.length, meanSnr: row.snrs.length ? row.snrs.reduce((s, v) => s + v, 0) / row.snrs.length : null,
     })),
@@ -79,7 +79,7 @@ function bruteTopology(store) {
 }
 
 test('topology equals a brute-force recomputation after random inserts and evictions', () => {
-  checkAgainstBruteForce({ view: 'topology', bruteForce: bruteTopology, paramsList: [{}, undefined], project: withoutUnits });
+  checkAgainstBruteForce({ view: 'topology', bruteForce: bruteTopology, paramsList: [{}, undefined, { pairs: 3 }, { pairs: 200 }], project: withoutUnits });
 });
 
 test('topology stays exact on other seeds', () => {
