@@ -118,8 +118,13 @@ test('views over DDP: publications, methods, validation, rate limits', { timeout
     // REST mirror and health.
     const rest = await fetch(`${app.url}/api/views/stats`).then((r) => r.json());
     assert.ok(rest.transmissions >= statsMethod.transmissions);
+    // The health endpoint tells which connections negotiated permessage-deflate.
+    const plain = await DdpClient.connect(`${app.url.replace('http', 'ws')}/websocket`, { perMessageDeflate: false });
     const health = await fetch(`${app.url}/api/health`).then((r) => r.json());
+    plain.close();
     assert.equal(health.status, 'ok');
+    assert.ok(health.websocketCompression.negotiated.deflate >= 1, JSON.stringify(health.websocketCompression));
+    assert.ok(health.websocketCompression.negotiated.none >= 1, JSON.stringify(health.websocketCompression));
     assert.ok(health.publish.subscribers >= subscribed.length);
   } finally {
     client.close();

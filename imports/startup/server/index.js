@@ -95,6 +95,30 @@ Meteor.startup(async () => {
     };
   }, { publishIntervalMs: settings.publish.intervalMs, timeRefreshMs: settings.publish.timeRefreshMs, onError: (err, group) => log.error(`publish ${group.key}:`, err.message) });
 
+  /**
+   * What each open DDP connection actually negotiated: a websocket whose driver activated an
+   * extension (permessage-deflate) counts as `deflate`. The path into SockJS and faye's driver
+   * is internal, so anything unexpected counts as `unknown` rather than guessing.
+   */
+  function negotiatedCompression() {
+    const counts = { deflate: 0, none: 0, unknown: 0 };
+    for (const session of Meteor.server.sessions.values()) {
+      try {
+        // Raw websockets (/websocket, what Meteor's client uses) keep the faye socket on the
+        // SockJS session itself; SockJS-framed websockets keep it on the receiver.
+        const sockjsSession = session.socket._session;
+        const driver = (sockjsSession.ws || sockjsSession.recv.ws)._driver;
+        const sessions = driver._extensions && driver._extensions._sessions;
+        if (!Array.isArray(sessions)) counts.unknown++;
+        else if (sessions.length > 0) counts.deflate++;
+        else counts.none++;
+      } catch (err) {
+        counts.unknown++; // long-polling transports, or SockJS internals changed
+      }
+    }
+    return counts;
+  }
+
   function health() {
     return {
       status: 'ok',
@@ -106,7 +130,7 @@ Meteor.startup(async () => {
       cache: cache.stats(),
       publish: hub.stats(),
       sessions: Meteor.server.sessions.size,
-      websocketCompression: describeWebsocketCompression(process.env.SERVER_WEBSOCKET_COMPRESSION),
+      websocketCompression: { ...describeWebsocketCompression(process.env.SERVER_WEBSOCKET_COMPRESSION), negotiated: negotiatedCompression() },
       asyncQueue: {
         batchSize: process.env.METEOR_ASYNC_QUEUE_BATCH_SIZE || 'meteor default',
         maxConcurrency: process.env.METEOR_ASYNC_QUEUE_MAX_CONCURRENT || 'meteor default',
