@@ -27,7 +27,14 @@ const DEFAULT_SETTINGS = {
     retentionDays: { transmissions: 30, observations: 30, nodes: 365, observers: 365, droppedPackets: 7 },
     reloadOnStart: true,
   },
-  publish: { intervalMs: 250, timeRefreshMs: 10000, noMerge: true },
+  publish: {
+    intervalMs: 250,
+    timeRefreshMs: 10000,
+    noMerge: true,
+    // Minimum ms between updates of the large, always-moving views (see publish-hub.js);
+    // stats, packets, the live feed, channels and channel messages go at intervalMs.
+    viewIntervalMs: { rf: 1000, topology: 1000, hashSizes: 2000, subpaths: 2000, nodes: 1000, bulkHealth: 1000, node: 1000, observers: 1000, channelAnalytics: 2000 },
+  },
   cache: { ttlMs: 5000, staleWhileRevalidateMs: 30000, maxEntries: 500, viewTtlMs: {} },
   limits: { methodCallsPerSecond: 20, subscriptionsPerSecond: 10, restBodyBytes: 1024 * 1024 },
   http: { compressionThresholdBytes: 1024 },

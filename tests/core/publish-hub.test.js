@@ -113,3 +113,25 @@ test('rows shape sends added, changed and removed rows for the live feed', () =>
   const expected = engine.snapshot('packets', { limit: 5 }).packets.map((p) => p.hash);
   assert.deepEqual([...live].sort(), expected.sort(), 'client state equals the view');
 });
+
+test('a view with a longer interval is updated at most once per interval, with the latest data', () => {
+  const { engine, reports, resolve, snapshots } = countingEngine();
+  let now = 1e12;
+  const hub = new PublishHub(resolve, { publishIntervalMs: 0, viewIntervalMs: { rf: 1000 }, now: () => now });
+  const rf = recordingSink();
+  const stats = recordingSink();
+  hub.subscribe('rf', {}, rf);
+  hub.subscribe('stats', {}, stats);
+  for (let tick = 0; tick < 8; tick++) {
+    engine.ingest(reports[tick]);
+    now += 250;
+    hub.tick();
+  }
+  assert.equal(stats.events.length, 1 + 8, 'stats: one update per tick');
+  assert.equal(rf.events.length, 1 + 2, 'rf: at most one update per second over two seconds');
+  assert.equal(hub.stats().deferred, 6);
+  assert.ok(snapshots() >= 2);
+  const latest = engine.snapshot('rf', {}, now);
+  const client = Object.assign({}, ...rf.events.map((event) => event[2]));
+  assert.deepEqual(client.transmissions, latest.transmissions, 'the deferred update carries the newest data');
+});

@@ -93,7 +93,7 @@ Meteor.startup(async () => {
       versionFor: (params) => view.versionFor(params),
       snapshot: (params, now) => decorate(name, view.snapshot(params, now)),
     };
-  }, { publishIntervalMs: settings.publish.intervalMs, timeRefreshMs: settings.publish.timeRefreshMs, onError: (err, group) => log.error(`publish ${group.key}:`, err.message) });
+  }, { publishIntervalMs: settings.publish.intervalMs, viewIntervalMs: settings.publish.viewIntervalMs, timeRefreshMs: settings.publish.timeRefreshMs, onError: (err, group) => log.error(`publish ${group.key}:`, err.message) });
 
   /**
    * What each open DDP connection actually negotiated: a websocket whose driver activated an
