@@ -161,10 +161,9 @@ class PublishHub {
   diffRows(group, snapshot, initial) {
     const list = Array.isArray(snapshot) ? snapshot : snapshot.packets || snapshot.rows || [];
     const next = new Map();
-    list.forEach((row, index) => {
-      const value = { ...row, rank: index };
-      next.set(String(row[group.rowKey]), { value, signature: fieldSignature(value) });
-    });
+    // Rows carry no position: a new packet at the top would change every row's rank and
+    // resend them all. Clients order rows by a field of the row itself (the packets' `seq`).
+    for (const row of list) next.set(String(row[group.rowKey]), { value: row, signature: fieldSignature(row) });
     if (initial || !group.rows) {
       group.rows = next;
       return;

@@ -133,7 +133,7 @@ test('release: view sources linger, then stop; live sources stop at once', () =>
   assert.equal(transport.subscriptions[1].stopped, true, 'the old live feed is gone before a new one starts');
 });
 
-test('live rows: read by rank up to the limit; meta from the rows', () => {
+test('live rows: read in transport order up to the limit; meta from the rows', () => {
   const clock = createFakeClock();
   const transport = createFakeTransport();
   const sources = createViewSources(transport, clock);
