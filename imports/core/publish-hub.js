@@ -162,7 +162,7 @@ class PublishHub {
     const list = Array.isArray(snapshot) ? snapshot : snapshot.packets || snapshot.rows || [];
     const next = new Map();
     // Rows carry no position: a new packet at the top would change every row's rank and
-    // resend them all. Clients order rows by a field of the row itself (the packets' `seq`).
+    // resend them all. Clients order rows by a field of the row itself (the packets' first-heard `time`).
     for (const row of list) next.set(String(row[group.rowKey]), { value: row, signature: fieldSignature(row) });
     if (initial || !group.rows) {
       group.rows = next;

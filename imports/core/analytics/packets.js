@@ -30,8 +30,6 @@ function summarize(tx) {
   }
   return {
     hash: tx.hash,
-    // Store order (newest = largest): clients sort the live feed by it.
-    seq: tx.seq,
     time: tx.time,
     lastTime: tx.observations.length ? tx.observations[tx.observations.length - 1].time : tx.time,
     routeType: tx.routeType,

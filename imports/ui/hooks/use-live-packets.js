@@ -1,7 +1,7 @@
 /**
  * useLivePackets(params, { paused, limit }): the newest transmissions, one row per hash with
  * how many observers heard it, newest first. Reactive: publication `packets.live` (rows in
- * LivePackets ordered by `seq`, newest first); method: `view.packets` on an interval. Re-renders at most
+ * LivePackets ordered by first-heard `time`, newest first); method: `view.packets` on an interval. Re-renders at most
  * ~4 times a second, at most `limit` rows (the server caps it at 500). `paused` freezes the
  * rows shown and drops the feed meanwhile: at 1,000 packets/s the feed replaces every row 4
  * times a second, which costs the browser even when nothing is drawn.

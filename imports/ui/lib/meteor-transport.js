@@ -21,7 +21,7 @@ export const meteorTransport = {
     return cursorFor(kind, documentId).observeChanges({ added: onChange, changed: onChange, removed: onChange });
   },
   read(kind, documentId, limit) {
-    if (kind === 'live') return LivePackets.find({}, { sort: { seq: -1 }, limit: limit || 200 }).fetch();
+    if (kind === 'live') return LivePackets.find({}, { sort: { time: -1, hash: 1 }, limit: limit || 200 }).fetch();
     return ViewDocuments.findOne({ _id: documentId }) || null;
   },
 };

@@ -8,7 +8,7 @@
  * Kinds:
  *   view  reactive: subscribe `view.<name>` and read ViewDocuments by viewDocumentId(name, params);
  *         method:   call `view.<name>`(params) now and every refreshMs after the previous answer.
- *   live  reactive: subscribe `packets.live` and read LivePackets newest first (by seq);
+ *   live  reactive: subscribe `packets.live` and read LivePackets newest first (by first-heard time);
  *         method:   call `view.packets`(params) and use its `packets`.
  *
  * A source holds one immutable state { data, loading, error, receivedAt, meta } and tells its
@@ -20,7 +20,7 @@
  *   subscribe(publication, params, { onReady, onStop(error) }) -> { stop() },
  *   call(method, params) -> Promise,
  *   observe(kind, documentId, onChange) -> { stop() },   // any change to what read() returns
- *   read(kind, documentId, limit) -> document (view) | rows sorted newest first by seq (live),
+ *   read(kind, documentId, limit) -> document (view) | rows sorted newest first by time (live),
  * }
  */
 const { viewDocumentId, canonical } = require('../../core/view-key');
