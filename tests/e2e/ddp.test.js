@@ -115,6 +115,14 @@ test('views over DDP: publications, methods, validation, rate limits', { timeout
     const limited = burst.filter((r) => r.status === 'rejected' && /too-many-requests|rate/i.test(r.reason.message));
     assert.ok(limited.length > 0, 'some calls of a 60-call burst were rate limited');
 
+    // Security: clients cannot write to any collection (no allow rules, no insecure).
+    await assert.rejects(client.call('/transmissions/insert', [{ _id: 'x', hash: 'x' }]), /denied|not found|403|404/i);
+    await assert.rejects(client.call('/nodes/remove', [{}]), /denied|not found|403|404/i);
+    const withoutKey = await fetch(`${app.url}/api/packets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(withoutKey.status, 401);
+    const settingsLeak = JSON.stringify(await client.call('view.perf', [{}]));
+    assert.ok(!settingsLeak.includes(app.settings.apiKey), 'the API key never reaches a client');
+
     // REST mirror and health.
     const rest = await fetch(`${app.url}/api/views/stats`).then((r) => r.json());
     assert.ok(rest.transmissions >= statsMethod.transmissions);
