@@ -73,7 +73,7 @@ async function runTwoInstances({ log = console.log } = {}) {
       command: 'npm run demo:two-instances',
       meteor: bundle.meteorVersion,
       reports_published: REPORTS,
-      instances: stats.map((s, i) => ({ url: servers[i].url, transmissions: s.transmissions, observations: s.observations, nodes: s.nodes, written: healths[i].persistence.written, duplicateWritesIgnored: healths[i].persistence.writtenByCollection })),
+      instances: stats.map((s, i) => ({ url: servers[i].url, transmissions: s.transmissions, observations: s.observations, nodes: s.nodes, written: healths[i].persistence.written, writes: healths[i].persistence.writtenByCollection })),
       mongodb: { transmissions: storedTransmissions, observations: storedObservations },
       same_views: stats[0].transmissions === stats[1].transmissions && stats[0].observations === stats[1].observations && stats[0].nodes === stats[1].nodes,
       stored_once: storedTransmissions === stats[0].transmissions && storedObservations === stats[0].observations,

@@ -176,6 +176,29 @@ test('re-delivery is idempotent: same report twice, or the same writes from a se
   await persistence2.close();
 });
 
+test('two instances receiving the same feed at different times store each observation once', async (t) => {
+  if (skipIfNoMongo(t)) return;
+  const { raw, collections } = freshCollections();
+  const { reports, channels } = simulatedReports({ seed: 6, count: 300 });
+  // What each instance's MQTT client builds: its own receive time, the observer's own timestamp.
+  const instances = [0, 137].map((delayMs) => {
+    const engine = createEngine({ channels });
+    const persistence = createPersistence({ collections, store: engine.store });
+    return { engine, persistence, delayMs };
+  });
+  await instances[0].persistence.ensureIndexes();
+  for (const report of reports) {
+    for (const { engine, persistence, delayMs } of instances) {
+      const received = { ...report, observerTime: report.time, time: report.time + delayMs };
+      persistence.recordIngest(engine.ingest(received), received);
+    }
+  }
+  for (const { persistence } of instances) await persistence.flush();
+  assert.equal(await raw.transmissions.countDocuments(), instances[0].engine.store.size);
+  assert.equal(await raw.observations.countDocuments(), instances[0].engine.store.observationCount);
+  for (const { persistence } of instances) await persistence.close();
+});
+
 test('a duplicate-key MongoBulkWriteError counts as written, other write errors as failed', async (t) => {
   if (skipIfNoMongo(t)) return;
   const { collections } = freshCollections();

@@ -145,9 +145,12 @@ function transmissionDocument(tx, ingestOrder) {
 function observationDocument(result, report, ingestOrder) {
   const { tx, observation, isNew } = result;
   const observerId = observation.observer.id;
-  // Keyed on the time the observer reported (not the store's clamped time): a re-delivered
-  // report maps to the same document.
-  const reportedTime = Number.isFinite(report && report.time) ? report.time : observation.time;
+  // Keyed on the observer's own timestamp when it sent one: the same report received by two
+  // MeshPulse instances (or re-delivered by the broker) maps to one document. Otherwise the
+  // time it was received (not the store's clamped time).
+  let reportedTime = observation.time;
+  if (report && Number.isFinite(report.observerTime)) reportedTime = report.observerTime;
+  else if (report && Number.isFinite(report.time)) reportedTime = report.time;
   const doc = {
     _id: `${tx.hash}:${observerId}:${reportedTime}`,
     hash: tx.hash,

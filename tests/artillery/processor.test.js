@@ -1,0 +1,110 @@
+'use strict';
+/**
+ * The load tooling, without Meteor: the Artillery processor's DDP steps against the bare
+ * `ws` floor server (benchmarks/lib/bare-ws-server.js, the same engine and publish hub), and
+ * the wire tap that tells deflated frames from plain ones.
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('path');
+const { spawn } = require('child_process');
+const { WebSocketServer, WebSocket } = require('ws');
+const processor = require('./processor');
+const { tapWebSocket, createWireStats } = require('../../benchmarks/lib/wire-tap');
+const { freePort } = require('../helpers/meteor-app');
+
+function recorder() {
+  const histograms = {};
+  const counters = {};
+  return {
+    histograms,
+    counters,
+    emit(type, name, value) {
+      if (type === 'histogram') (histograms[name] = histograms[name] || []).push(value);
+      if (type === 'counter') counters[name] = (counters[name] || 0) + value;
+    },
+  };
+}
+
+async function startBareServer(t) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(__dirname, '../../benchmarks/lib/bare-ws-server.js'), '--port', String(port), '--rate', '100'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => child.kill('SIGTERM'));
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('bare ws server did not start')), 20000);
+    child.stdout.on('data', (chunk) => { if (/LISTENING/.test(chunk.toString())) { clearTimeout(timer); resolve(); } });
+  });
+  return `ws://127.0.0.1:${port}/websocket`;
+}
+
+test('processor: reactive steps subscribe, record update delays and bytes, close', { timeout: 60000 }, async (t) => {
+  const url = await startBareServer(t);
+  const events = recorder();
+  const context = { vars: { ddpUrl: url, holdSeconds: 2, warmupSeconds: 0 } };
+  await processor.ddpConnect(context, events);
+  await processor.subscribeDashboard(context, events);
+  await processor.holdDashboard(context, events);
+  await processor.ddpClose(context, events);
+  assert.equal(events.histograms['ddp.connect_ms'].length, 1);
+  assert.equal(events.histograms['ddp.dashboard_ready_ms'].length, 1);
+  assert.ok(events.counters['ddp.updates'] > 0, 'updates arrived while holding');
+  const delays = events.histograms['ddp.update_delay_ms'] || [];
+  assert.ok(delays.length > 0, 'view updates carried newestPacketAt');
+  assert.ok(delays.every((d) => d >= 0 && d < 5000), `delays are plausible: ${delays.slice(0, 5)}`);
+  assert.ok(events.counters['ddp.bytes_payload'] > 0 && events.counters['ddp.bytes_wire'] > 0);
+  assert.equal(context.ddp, null);
+});
+
+test('processor: method steps call every view until result and updated', { timeout: 60000 }, async (t) => {
+  // The bare server speaks no methods: a minimal DDP method server stands in.
+  const port = await freePort();
+  const server = new WebSocketServer({ port, host: '127.0.0.1' });
+  t.after(() => server.close());
+  server.on('connection', (socket) => socket.on('message', (data) => {
+    const msg = JSON.parse(data.toString());
+    if (msg.msg === 'connect') socket.send(JSON.stringify({ msg: 'connected', session: 's' }));
+    if (msg.msg === 'method') {
+      socket.send(JSON.stringify({ msg: 'result', id: msg.id, result: { newestPacketAt: Date.now() - 5, generatedAt: Date.now() } }));
+      socket.send(JSON.stringify({ msg: 'updated', methods: [msg.id] }));
+    }
+  }));
+  const events = recorder();
+  const context = { vars: { ddpUrl: `ws://127.0.0.1:${port}`, holdSeconds: 1.2, refreshMs: 500 } };
+  await processor.ddpConnect(context, events);
+  await processor.refreshDashboard(context, events);
+  await processor.ddpClose(context, events);
+  const calls = processor.dashboardCalls(context).length;
+  assert.equal(events.histograms['ddp.dashboard_ready_ms'].length, 1);
+  // One round at load, then every 500 ms until 1.2 s: two more rounds.
+  assert.equal(events.histograms['ddp.method_latency_ms'].length, calls * 3);
+  assert.equal(events.histograms['ddp.data_age_ms'].length, calls * 2, 'the page-load round is not counted as data age');
+  assert.ok(events.histograms['ddp.data_age_ms'].every((age) => age >= 5));
+});
+
+test('wire tap: pairs frames with messages and tells deflated from plain ones', { timeout: 30000 }, async (t) => {
+  const port = await freePort();
+  // Like a threshold preset: messages under 1,024 bytes go out uncompressed (ws applies its
+  // threshold only without context takeover).
+  const server = new WebSocketServer({ port, host: '127.0.0.1', perMessageDeflate: { threshold: 1024, serverNoContextTakeover: true } });
+  t.after(() => server.close());
+  const small = JSON.stringify({ msg: 'changed', fields: { count: 1 } });
+  const large = JSON.stringify({ msg: 'changed', fields: { rows: Array.from({ length: 400 }, (_, i) => ({ i, name: 'repeater' })) } });
+  server.on('connection', (socket) => {
+    for (let i = 0; i < 5; i++) { socket.send(small); socket.send(large); }
+  });
+  const stats = createWireStats(1024);
+  const client = new WebSocket(`ws://127.0.0.1:${port}`, { perMessageDeflate: true });
+  let received = 0;
+  await new Promise((resolve) => {
+    client.once('open', () => tapWebSocket(client, (m) => { stats.add(m); if (++received === 10) resolve(); }));
+  });
+  client.close();
+  const s = stats.snapshot();
+  assert.equal(s.small.messages, 5);
+  assert.equal(s.large.messages, 5);
+  assert.equal(s.small.deflated, 0, 'small messages were not deflated');
+  assert.equal(s.large.deflated, 5, 'large messages were deflated');
+  assert.equal(s.small.payload_bytes, 5 * small.length);
+  assert.equal(s.small.wire_bytes, 5 * (small.length + 2), 'a small frame is its payload plus a 2-byte header');
+  assert.ok(s.large.wire_bytes < s.large.payload_bytes / 3, 'large messages shrank on the wire');
+});
