@@ -22,6 +22,7 @@ const path = require('path');
 const { createSimulator } = require('../imports/core/simulate');
 const { parseObserverMessage } = require('../imports/core/observer-message');
 const { decodePacket } = require('../imports/core/decode');
+const { MeshCorePacketDecoder } = require('@michaelhart/meshcore-decoder');
 const { createEngine } = require('../imports/core/engine');
 const { percentile, renderCoreReport } = require('./lib/report');
 
@@ -29,7 +30,7 @@ const quick = process.argv.includes('--quick');
 const TOTAL = quick ? 100000 : 1000000;
 const SMALL = 28000;
 const CHUNK = 100000;
-const SNAPSHOT_RUNS = quick ? 40 : 60;
+const SNAPSHOT_RUNS = quick ? 100 : 200;
 
 /** CPU seconds (user + system) of this process since `since` (a process.cpuUsage() value). */
 function cpuSeconds(since) {
@@ -95,6 +96,7 @@ function measureSnapshots(engine, now) {
   const results = {};
   for (const name of engine.views.keys()) {
     const samples = [];
+    const cpuSamples = [];
     let paramsList;
     try {
       paramsList = paramsFor(name, engine);
@@ -105,14 +107,20 @@ function measureSnapshots(engine, now) {
     gc();
     for (let run = 0; run < SNAPSHOT_RUNS; run++) {
       for (const params of paramsList) {
+        const cpuStarted = process.cpuUsage();
         const started = process.hrtime.bigint();
         const snapshot = engine.snapshot(name, params, now);
         samples.push(Number(process.hrtime.bigint() - started) / 1e6);
+        // CPU time of this process over the call: unlike wall time, not inflated when another
+        // process takes the core (it still includes our own GC).
+        const cpu = process.cpuUsage(cpuStarted);
+        cpuSamples.push((cpu.user + cpu.system) / 1000);
         if (run === 0 && snapshot === undefined) throw new Error(`${name} returned nothing`);
       }
     }
     samples.sort((a, b) => a - b);
-    results[name] = { p50: percentile(samples, 50), p99: percentile(samples, 99), params: paramsList.map((p) => Object.keys(p).join('+') || 'default') };
+    cpuSamples.sort((a, b) => a - b);
+    results[name] = { p50: percentile(samples, 50), p99: percentile(samples, 99), cpuP50: percentile(cpuSamples, 50), cpuP99: percentile(cpuSamples, 99), samples: samples.length, params: paramsList.map((p) => Object.keys(p).join('+') || 'default') };
   }
   return results;
 }
@@ -132,6 +140,12 @@ function main() {
   for (const report of decodeSample) decodePacket(report.raw.toLowerCase());
   const decodeOnlyPerS = decodeSample.length / cpuSeconds(cpu0);
   console.log(`decode only: ${Math.round(decodeOnlyPerS)}/s`);
+  // For context: the reference decoder (@michaelhart/meshcore-decoder) on the same packets.
+  const referenceSample = decodeSample.slice(0, 50000);
+  cpu0 = process.cpuUsage();
+  for (const report of referenceSample) MeshCorePacketDecoder.decode(report.raw);
+  const referenceDecodePerS = referenceSample.length / cpuSeconds(cpu0);
+  console.log(`reference library decode only: ${Math.round(referenceDecodePerS)}/s`);
 
   let engine = createEngine({ channels, store: { memoryBudgetBytes: 64 * 1024 ** 3 } });
   const chunkRates = [];
@@ -179,6 +193,8 @@ function main() {
     views[name] = {
       p50_ms_28k: round(snapshotsSmall[name].p50), p99_ms_28k: round(snapshotsSmall[name].p99),
       [`p50_ms_${largeLabel}`]: round(snapshotsLarge[name].p50), [`p99_ms_${largeLabel}`]: round(snapshotsLarge[name].p99),
+      cpu_p99_ms_28k: round(snapshotsSmall[name].cpuP99), [`cpu_p99_ms_${largeLabel}`]: round(snapshotsLarge[name].cpuP99),
+      samples: snapshotsLarge[name].samples,
       params: snapshotsLarge[name].params,
     };
   }
@@ -192,6 +208,7 @@ function main() {
     transmissions: stats.transmissions,
     observations: stats.observations,
     decode_only_per_s: Math.round(decodeOnlyPerS),
+    reference_library_decode_only_per_s: Math.round(referenceDecodePerS),
     ingest_per_s: Math.round(ingestPerS),
     ingest_wall_per_s: Math.round(ingestWallPerS),
     rate_basis: 'process CPU time (user+system); wall-clock ingest rate in ingest_wall_per_s',

@@ -33,7 +33,8 @@ const RELOAD_TRANSMISSIONS = quick ? 100000 : 1000000;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function openDatabase(mongo, name) {
-  const client = await MongoClient.connect(mongo.url, { maxPoolSize: 20 });
+  // Generous timeouts: the in-memory Java server pauses for GC when it holds millions of documents.
+  const client = await MongoClient.connect(mongo.url, { maxPoolSize: 20, connectTimeoutMS: 300000, serverSelectionTimeoutMS: 300000, socketTimeoutMS: 0 });
   const db = client.db(`${mongo.dbName}_${name}`);
   const collections = Object.fromEntries(COLLECTION_NAMES.map((c) => [c, db.collection(c)]));
   return { client, db, collections };
@@ -128,6 +129,8 @@ async function reload(mongo) {
     observations: observationsStored,
     fill_s: Math.round(fillSeconds),
     reload_s: Math.round(seconds * 10) / 10,
+    reload_engine_s: Math.round(summary.ingestMs / 100) / 10,
+    reload_reading_s: Math.round((seconds - summary.ingestMs / 1000) * 10) / 10,
     reloaded_transmissions: engine.store.size,
     reloaded_observations: engine.store.observationCount,
     complete: same,
@@ -136,6 +139,8 @@ async function reload(mongo) {
 }
 
 async function main() {
+  // The test server keeps every document on the Java heap: give it room for 1M transmissions.
+  if (!process.env.MONGO_JAVA_OPTS) process.env.MONGO_JAVA_OPTS = '-Xmx12g';
   const mongo = await startMongo();
   console.log(`MongoDB: ${process.env.MONGO_URL ? 'MONGO_URL' : 'mongo-java-server (in-memory)'} at ${mongo.url}`);
   try {

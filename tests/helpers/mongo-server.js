@@ -98,7 +98,9 @@ function canConnect(port) {
 function spawnServer(classDir, port) {
   return new Promise((resolve, reject) => {
     const classpath = [classDir, path.join(classDir, 'lib', '*')].join(path.delimiter);
-    const child = spawn('java', ['-cp', classpath, 'Main', String(port)], { stdio: ['pipe', 'pipe', 'pipe'] });
+    // MONGO_JAVA_OPTS (e.g. -Xmx12g) for benchmarks that hold millions of documents in memory.
+    const javaOptions = (process.env.MONGO_JAVA_OPTS || '').split(/\s+/).filter(Boolean);
+    const child = spawn('java', [...javaOptions, '-cp', classpath, 'Main', String(port)], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let settled = false;
