@@ -138,6 +138,23 @@ async function reload(mongo) {
   };
 }
 
+/**
+ * bytes_per_subscriber and fanout_cpu_ratio_1000 need a Meteor server and 1,000 DDP clients:
+ * `npm run bench:fanout` measures them; they are taken from its JSON when it exists.
+ */
+function fanoutFigures() {
+  const file = path.join(__dirname, 'results', 'fanout.json');
+  if (!fs.existsSync(file)) {
+    return { bytes_per_subscriber: null, fanout_cpu_ratio_1000: null, not_measured_here: 'bytes_per_subscriber and fanout_cpu_ratio_1000 need a running Meteor server: run npm run bench:fanout (results/fanout.json)' };
+  }
+  const fanout = JSON.parse(fs.readFileSync(file, 'utf8'));
+  return {
+    bytes_per_subscriber: fanout.headline.bytes_per_subscriber_no_merge_on,
+    fanout_cpu_ratio_1000: fanout.headline.fanout_cpu_ratio_1000,
+    fanout_source: `results/fanout.json (${fanout.command}, ${fanout.date})`,
+  };
+}
+
 async function main() {
   // The test server keeps every document on the Java heap: give it room for 1M transmissions.
   if (!process.env.MONGO_JAVA_OPTS) process.env.MONGO_JAVA_OPTS = '-Xmx12g';
@@ -161,9 +178,7 @@ async function main() {
       [quick ? 'reload_100k_s' : 'reload_1m_s']: reloaded.reload_s,
       sustained_ingest_per_s: sustained.sustained_ingest_per_s,
       max_backlog: sustained.max_backlog,
-      bytes_per_subscriber: null,
-      fanout_cpu_ratio_1000: null,
-      not_measured_here: 'bytes_per_subscriber and fanout_cpu_ratio_1000 need a running Meteor server: see benchmarks/fanout.js and results/fanout.json',
+      ...fanoutFigures(),
       sustained,
       reload: reloaded,
     };
@@ -177,7 +192,9 @@ async function main() {
   }
 }
 
-main().catch((err) => {
+if (require.main === module) main().catch((err) => {
   console.error(`bench:server failed: ${err.message}`);
   process.exit(1);
 });
+
+module.exports = { fanoutFigures };
