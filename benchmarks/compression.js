@@ -3,7 +3,8 @@
 /**
  * Websocket compression presets: `npm run bench:compression` (`-- --quick`).
  *
- * Presets (imports/core/compression.js): off, meteor-default, threshold-fast, balanced. The
+ * Presets (imports/core/compression.js): off, meteor-default, threshold-fast, balanced, plus
+ * one experiment (fast-keep-context: threshold-fast with the deflate context kept). The
  * variable is read once at start-up, so each measurement is its own server (core 0, simulator
  * 50 packets/s) with the same dashboard subscribers (the Artillery processor's dashboard:
  * 5 views + the live feed; 20 clients on core 1). Presets run in rounds whose order alternates
@@ -21,9 +22,22 @@ const INGEST_PER_S = 50;
 const CLIENTS = 20;
 const round = (value, digits = 2) => (value === null || value === undefined || !Number.isFinite(value) ? null : Math.round(value * 10 ** digits) / 10 ** digits);
 
+/**
+ * Not a preset: threshold-fast's level and window with per-connection context kept
+ * (noContextTakeover off), to show what a fresh deflate context per message costs.
+ */
+const EXPERIMENTS = {
+  'fast-keep-context': { level: 1, memLevel: 8, maxWindowBits: 15 },
+};
+
+function envFor(name, meteorVersion) {
+  if (EXPERIMENTS[name]) return JSON.stringify(EXPERIMENTS[name]);
+  return websocketCompressionEnv(name, meteorVersion);
+}
+
 async function measurePreset(study, preset, windowS) {
   const bundle = await study.bundle();
-  const value = websocketCompressionEnv(preset, bundle.meteorVersion);
+  const value = envFor(preset, bundle.meteorVersion);
   const server = await study.startServer({
     settings: { sources: { simulator: { enabled: true, ratePerSecond: INGEST_PER_S } } },
     env: value === undefined ? {} : { SERVER_WEBSOCKET_COMPRESSION: value },
@@ -61,9 +75,9 @@ function mean(values) {
 }
 
 runStudy('compression', async (study) => {
-  const presets = Object.keys(WEBSOCKET_COMPRESSION_PRESETS);
+  const presets = [...Object.keys(WEBSOCKET_COMPRESSION_PRESETS), ...Object.keys(EXPERIMENTS)];
   const rounds = study.quick ? 2 : 3;
-  const windowS = study.quick ? 15 : 30;
+  const windowS = study.quick ? 15 : 20;
   const bundle = await study.bundle();
   const runs = [];
   for (let r = 0; r < rounds; r++) {
@@ -95,11 +109,12 @@ runStudy('compression', async (study) => {
     s.large_bytes_saved_vs_off = off.large_wire_to_payload ? round(1 - s.large_wire_to_payload / off.large_wire_to_payload, 4) : null;
     s.total_bytes_saved_vs_off = off.wire_bytes_per_s && off.payload_bytes_per_s ? round(1 - (s.wire_bytes_per_s / s.payload_bytes_per_s) / (off.wire_bytes_per_s / off.payload_bytes_per_s), 4) : null;
     s.cpu_overhead_vs_off = off.server_cpu_pct ? round(s.server_cpu_pct / off.server_cpu_pct - 1, 4) : null;
+    s.cpu_points_over_off = round(s.server_cpu_pct - off.server_cpu_pct, 1);
   }
   const chosen = summary[DEFAULT_PRESET];
   const thresholdSupported = supportsThreshold(bundle.meteorVersion);
   return {
-    settings: { ingest_per_s: INGEST_PER_S, clients: CLIENTS, window_s: windowS, rounds, small_message_bytes: '< 1024 (payload)', dashboard: dashboardSubscriptions({ vars: {} }), default_preset: DEFAULT_PRESET, presets: WEBSOCKET_COMPRESSION_PRESETS },
+    settings: { ingest_per_s: INGEST_PER_S, clients: CLIENTS, window_s: windowS, rounds, small_message_bytes: '< 1024 (payload)', dashboard: dashboardSubscriptions({ vars: {} }), default_preset: DEFAULT_PRESET, presets: WEBSOCKET_COMPRESSION_PRESETS, experiments: EXPERIMENTS },
     threshold_supported: thresholdSupported,
     threshold_note: thresholdSupported
       ? 'This Meteor release accepts `threshold`: small messages should travel uncompressed under threshold presets.'

@@ -146,7 +146,7 @@ async function runBrowser(study, load) {
 runStudy('delivery', async (study) => {
   const load = study.quick
     ? { userLevels: [10, 40], rampS: 10, holdS: 40, warmupS: 10, browserUsers: 4, browserHoldS: 15 }
-    : { userLevels: [10, 25, 50], rampS: 15, holdS: 75, warmupS: 20, browserUsers: 8, browserHoldS: 30 };
+    : { userLevels: [10, 40], rampS: 15, holdS: 75, warmupS: 15, browserUsers: 8, browserHoldS: 30 };
   const levels = [];
   for (const users of load.userLevels) {
     const level = { users };
@@ -166,7 +166,6 @@ runStudy('delivery', async (study) => {
     settings: {
       ingest_per_s: INGEST_PER_S,
       websocket_compression: DEFAULT_PRESET,
-      publish_interval_ms: 250,
       dashboard: 'view.stats, view.nodes, view.rf, view.topology, view.channels {} + live feed (packets.live / view.packets {limit: 16})',
       method_refresh_ms: 2000,
       ...load,

@@ -148,6 +148,17 @@ async function runConfig(study, config, { levels, windowS, subscriptions }) {
     await server.stop();
     config.series = { t0, server: series.server };
   }
+  // Memory per subscriber as the slope of RSS (and heap) over the steps with >= 500 subscribers:
+  // a least-squares fit is immune to the GC shrinking RSS below the no-subscriber baseline.
+  const slope = (key) => {
+    const points = steps.filter((step) => step.subscribers >= 500 && step[key] !== null && step[key] !== undefined);
+    if (points.length < 2) return null;
+    const mx = points.reduce((sum, p) => sum + p.subscribers, 0) / points.length;
+    const my = points.reduce((sum, p) => sum + p[key], 0) / points.length;
+    const num = points.reduce((sum, p) => sum + (p.subscribers - mx) * (p[key] - my), 0);
+    const den = points.reduce((sum, p) => sum + (p.subscribers - mx) ** 2, 0);
+    return den ? Math.round((num / den) * 1048576) : null;
+  };
   const at = (n) => steps.find((s) => s.subscribers === n);
   const one = at(1);
   const thousand = at(1000);
@@ -161,6 +172,8 @@ async function runConfig(study, config, { levels, windowS, subscriptions }) {
     fanout_cpu_ratio_1000: one && thousand && one.server_cpu_s ? round(thousand.server_cpu_s / one.server_cpu_s, 2) : null,
     fanout_net_cpu_ratio_1000: one && thousand && one.server_net_cpu_s > 0 ? round(thousand.server_net_cpu_s / one.server_net_cpu_s, 2) : null,
     bytes_per_subscriber_1000: thousand ? thousand.bytes_per_subscriber : null,
+    bytes_per_subscriber: slope('rss_mb'),
+    heap_bytes_per_subscriber: slope('heap_used_mb'),
     series: config.series,
   };
 }
@@ -169,7 +182,7 @@ runStudy('fanout', async (study) => {
   const views = flag('views', 'stats').split(',').map((v) => v.trim()).filter(Boolean);
   const subscriptions = views.map((name) => ({ name: `view.${name}`, params: {} }));
   const levels = flag('levels', study.quick ? '1,100,500,1000,2000' : '1,100,500,1000,2000').split(',').map(Number);
-  const windowS = Number(flag('window', study.quick ? 10 : 25));
+  const windowS = Number(flag('window', study.quick ? 10 : 20));
   const configs = [
     { label: 'Meteor, NO_MERGE on', kind: 'meteor', noMerge: true },
     { label: 'Meteor, NO_MERGE off', kind: 'meteor', noMerge: false },
@@ -190,8 +203,11 @@ runStudy('fanout', async (study) => {
       delay_p99_ms_1000: on1000 ? on1000.delay_p99_ms : null,
       fanout_cpu_ratio_1000: noMergeOn.fanout_cpu_ratio_1000,
       fanout_net_cpu_ratio_1000: noMergeOn.fanout_net_cpu_ratio_1000,
-      bytes_per_subscriber_no_merge_on: noMergeOn.bytes_per_subscriber_1000,
-      bytes_per_subscriber_no_merge_off: noMergeOff.bytes_per_subscriber_1000,
+      bytes_per_subscriber_no_merge_on: noMergeOn.bytes_per_subscriber,
+      bytes_per_subscriber_no_merge_off: noMergeOff.bytes_per_subscriber,
+      heap_bytes_per_subscriber_no_merge_on: noMergeOn.heap_bytes_per_subscriber,
+      heap_bytes_per_subscriber_no_merge_off: noMergeOff.heap_bytes_per_subscriber,
+      bytes_per_subscriber_bare: bare.bytes_per_subscriber,
       cpu_vs_bare_floor_1000: floorRatioTotal,
       net_cpu_per_update_vs_bare_floor_1000: floorRatio,
     },

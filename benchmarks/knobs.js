@@ -8,7 +8,7 @@
  *    Meteor packages: absent means the variables cannot change anything on this release, and
  *    the report says so instead of timing a no-op.
  * 2. The app's own ingest queue (settings.queue.batchSize / maxConcurrency), under a heavy
- *    feed (the simulator at 1,500 reports/s) with 20 dashboard subscribers: reports accepted
+ *    feed (the simulator at 3,000 reports/s) with 5 dashboard subscribers: reports accepted
  *    per second, queue wait p99, server CPU, update delay p99.
  * 3. The publish tick (settings.publish.intervalMs 100 / 250 / 1000) at 50 packets/s with the
  *    same subscribers: update delay, updates delivered, server CPU.
@@ -47,14 +47,14 @@ function asyncQueueSupport(bundle) {
   };
 }
 
-async function measureVariant(study, { label, settings, windowS }) {
+async function measureVariant(study, { label, settings, windowS, clients = CLIENTS }) {
   const bundle = await study.bundle();
   const compression = websocketCompressionEnv(DEFAULT_PRESET, bundle.meteorVersion);
   const server = await study.startServer({ settings, env: compression === undefined ? {} : { SERVER_WEBSOCKET_COMPRESSION: compression } });
   await sleep(8000);
   const pool = createClientPool({ url: server.wsUrl, subscriptions: dashboardSubscriptions({ vars: {} }), perMessageDeflate: true });
   try {
-    const grown = await pool.grow(CLIENTS);
+    const grown = await pool.grow(clients);
     await sleep(2000);
     const before = await fetch(`${server.url}/api/health`).then((r) => r.json());
     const m = await measureWindow(pool, server.pid, windowS);
@@ -64,6 +64,7 @@ async function measureVariant(study, { label, settings, windowS }) {
     const result = {
       label,
       settings,
+      clients,
       connect_failures: grown.failures,
       offered_per_s: settings.sources.simulator.ratePerSecond,
       accepted_per_s: round(accepted / m.elapsed_s, 1),
@@ -93,7 +94,8 @@ async function measureVariant(study, { label, settings, windowS }) {
 runStudy('knobs', async (study) => {
   const bundle = await study.bundle();
   const windowS = study.quick ? 12 : 30;
-  const heavyRate = 1500;
+  const heavyRate = 3000;
+  const queueClients = 5;
   const asyncQueue = asyncQueueSupport(bundle);
   study.log(asyncQueue.note);
   const queueVariants = [
@@ -107,6 +109,7 @@ runStudy('knobs', async (study) => {
       label: `queue batchSize ${knobs.batchSize}, maxConcurrency ${knobs.maxConcurrency}`,
       settings: { sources: { simulator: { enabled: true, ratePerSecond: heavyRate } }, queue: knobs },
       windowS,
+      clients: queueClients,
     }));
   }
   const publish = [];
@@ -118,7 +121,7 @@ runStudy('knobs', async (study) => {
     }));
   }
   return {
-    settings: { clients: CLIENTS, window_s: windowS, heavy_ingest_per_s: heavyRate, dashboard: dashboardSubscriptions({ vars: {} }), websocket_compression: DEFAULT_PRESET },
+    settings: { clients: CLIENTS, queue_clients: queueClients, window_s: windowS, heavy_ingest_per_s: heavyRate, dashboard: dashboardSubscriptions({ vars: {} }), websocket_compression: DEFAULT_PRESET },
     meteor_async_queue: asyncQueue,
     queue,
     publish,

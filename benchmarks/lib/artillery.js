@@ -21,6 +21,10 @@ const ARTILLERY_BIN = path.join(ROOT, 'node_modules', 'artillery', 'bin', 'run')
 
 class ArtilleryUnavailableError extends Error {}
 
+// Artillery runs in its own process: if the study exits early (Ctrl-C, a failure), stop it too.
+const running = new Set();
+process.on('exit', () => { for (const child of running) child.kill('SIGKILL'); });
+
 function summaryOf(block) {
   const out = { counters: { ...(block.counters || {}) }, summaries: {} };
   for (const [name, s] of Object.entries(block.summaries || {})) {
@@ -47,6 +51,8 @@ async function runArtillery({ script, scenario, target, phases, variables = {}, 
     env: { ...process.env, ARTILLERY_DISABLE_TELEMETRY: 'true', DO_NOT_TRACK: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.on('exit', () => running.delete(child));
   if (onStart) onStart(child.pid);
   const keep = (chunk) => { log.push(chunk.toString()); if (log.length > 400) log.splice(0, 200); };
   child.stdout.on('data', keep);

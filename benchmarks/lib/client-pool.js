@@ -9,12 +9,14 @@
  *   await pool.measure(); await sleep(10000);
  *   const m = await pool.report();    // merged delay histogram, updates, bytes, lag
  *   await pool.close();
+ * measureWindow(pool, serverPid, seconds) does the measure/sleep/report dance with server CPU.
  */
 const path = require('path');
 const { spawn } = require('child_process');
 const hdr = require('hdr-histogram-js');
 const { LOAD_CPU } = require('./study');
 const { createWireStats } = require('./wire-tap');
+const { cpuSeconds } = require('./sampler');
 
 const WORKER = path.join(__dirname, 'client-worker.js');
 
@@ -102,14 +104,12 @@ function createClientPool({ url, subscriptions, perProcess = 500, perMessageDefl
   return { grow, measure, report, close, pids: () => workers.map((w) => w.pid), size: () => workers.reduce((sum, w) => sum + w.clients, 0) };
 }
 
-module.exports = { createClientPool };
 
 /**
  * One measurement window over a pool: server CPU (exact, /proc) and everything the clients saw.
  * Returns { elapsed_s, server_cpu_s, server_cpu_pct, ...pool.report() }.
  */
 async function measureWindow(pool, serverPid, seconds) {
-  const { cpuSeconds } = require('./sampler');
   await pool.measure();
   const cpu0 = cpuSeconds(serverPid);
   const started = Date.now();
@@ -120,4 +120,4 @@ async function measureWindow(pool, serverPid, seconds) {
   return { elapsed_s: elapsed, server_cpu_s: cpuS, server_cpu_pct: (cpuS / elapsed) * 100, ...report };
 }
 
-module.exports.measureWindow = measureWindow;
+module.exports = { createClientPool, measureWindow };

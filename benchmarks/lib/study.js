@@ -19,6 +19,7 @@ const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
 const { ensureBundle, startServer, MeteorUnavailableError } = require('./app');
+const { DEFAULT_SETTINGS } = require('../../imports/core/settings');
 
 const ROOT = path.resolve(__dirname, '../..');
 const RESULTS_DIR = path.join(__dirname, '..', 'results');
@@ -138,8 +139,12 @@ async function runStudy(name, body) {
         artillery: packageVersion('artillery'),
         ws: packageVersion('ws'),
         meshpulse: gitRevision(),
+        // Which production build ran (its folder name carries the source hash).
+        bundle: b.dir ? path.basename(b.dir) : null,
       },
       pinning: { server_cpu: SERVER_CPU, load_cpu: LOAD_CPU, tool: 'taskset -c' },
+      // The server's defaults for what the studies do not override (imports/core/settings.js).
+      server_defaults: { publish: DEFAULT_SETTINGS.publish, queue: DEFAULT_SETTINGS.queue, limits_in_studies: 'raised by benchmarks/lib/app.js' },
       duration_s: Math.round((Date.now() - started) / 1000),
       // The machine is shared: a high load average means other work ran beside the study.
       load_average_end: os.loadavg().map((v) => Math.round(v * 100) / 100),

@@ -37,7 +37,9 @@ function tapWebSocket(ws, onMessage) {
   // Data messages whose frames are complete, waiting for their `message` event (same order).
   const complete = [];
   let current = null; // the message being assembled from continuation frames
-  socket.on('data', (chunk) => {
+  // First in line: ws parses (and emits uncompressed messages) synchronously in its own
+  // 'data' listener, so ours must have seen the frame before that message event fires.
+  socket.prependListener('data', (chunk) => {
     buffer = buffer.length ? Buffer.concat([buffer, chunk]) : chunk;
     for (;;) {
       if (buffer.length < 2) break;
