@@ -5,7 +5,7 @@
  * own MongoDB, settings.json), with a websocket compression preset and Meteor's async queue
  * knobs passed through the environment variables Meteor reads at start-up.
  *
- *   npm start                                   # preset threshold-fast, port 3000
+ *   npm start                                   # preset meteor-default, port 3000
  *   npm start -- --compression off --port 3100  # any preset: off, meteor-default, threshold-fast, balanced
  *   npm start -- --queue-batch 64 --queue-concurrency 8
  *   npm start -- --production                   # meteor run --production (minified, like a deploy)
