@@ -17,7 +17,7 @@ const os = require('os');
 const path = require('path');
 const crypto = require('crypto');
 const { spawn, spawnSync, execFileSync } = require('child_process');
-const { findMeteor, MeteorUnavailableError, freePort } = require('../../tests/helpers/meteor-app');
+const { findMeteor, MeteorUnavailableError, freePort, waitForHealth } = require('../../tests/helpers/meteor-app');
 const { mergeSettings, DEFAULT_SETTINGS } = require('../../imports/core/settings');
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -58,21 +58,6 @@ async function ensureBundle({ log = console.log } = {}) {
     fs.writeFileSync(ready, new Date().toISOString());
   }
   return { dir, main, meteorVersion: meteor.version };
-}
-
-async function waitHealthy(url, child, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) return false;
-    try {
-      const response = await fetch(`${url}/api/health`);
-      if (response.ok) return true;
-    } catch (err) {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  return false;
 }
 
 /**
@@ -117,7 +102,7 @@ async function startServer({ bundle, port, cpu = null, settings = {}, env = {}, 
     }
     if (mongo) await mongo.stop();
   };
-  if (!(await waitHealthy(baseUrl, child, 120000))) {
+  if (!(await waitForHealth(baseUrl, child, Date.now() + 120000, 250))) {
     const tail = output.join('').slice(-3000);
     await stop();
     throw new Error(`the server did not become healthy:\n${tail}`);

@@ -36,6 +36,7 @@
  */
 const { createQueue, SampleWindow } = require('./queue');
 const { rawHex } = require('./store');
+const { resolveLog } = require('./log');
 
 const DAY_MS = 24 * 3600 * 1000;
 const COLLECTION_NAMES = ['transmissions', 'observations', 'nodes', 'observers', 'droppedPackets'];
@@ -77,16 +78,6 @@ const OUTAGE_ERROR_LABELS = ['RetryableWriteError', 'ResetPool', 'NetworkError',
 const DUPLICATE_KEY = 11000;
 // createIndex codes for "an index with this name or key exists with other options".
 const INDEX_CONFLICT_CODES = new Set([85, 86]);
-
-function resolveLog(log) {
-  const silent = () => {};
-  if (!log) return { info: silent, warn: silent, error: silent };
-  return {
-    info: typeof log.info === 'function' ? log.info.bind(log) : silent,
-    warn: typeof log.warn === 'function' ? log.warn.bind(log) : silent,
-    error: typeof log.error === 'function' ? log.error.bind(log) : silent,
-  };
-}
 
 /** True when the error (or the driver error it wraps) means the server is unreachable for now. */
 function isOutageError(err) {

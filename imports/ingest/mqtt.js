@@ -14,6 +14,7 @@
  */
 const mqtt = require('mqtt');
 const { parseTopic, parseStatusMessage } = require('../core/observer-message');
+const { resolveLog } = require('../core/log');
 
 /** Every broker option and its default (per broker entry in `brokers`). */
 const BROKER_DEFAULTS = Object.freeze({
@@ -40,16 +41,6 @@ const MAX_OBSERVER_STATUSES = 10000;
 
 // Longest status `body` value we keep per field (observers send firmware strings, radio params).
 const STATUS_FIELD_MAX = 200;
-
-function resolveLog(log) {
-  const silent = () => {};
-  if (!log) return { info: silent, warn: silent, error: silent };
-  return {
-    info: typeof log.info === 'function' ? log.info.bind(log) : silent,
-    warn: typeof log.warn === 'function' ? log.warn.bind(log) : silent,
-    error: typeof log.error === 'function' ? log.error.bind(log) : silent,
-  };
-}
 
 /** The broker URL without credentials, for stats and logs. */
 function safeUrl(url) {

@@ -18,6 +18,7 @@
  */
 const { createQueue } = require('../core/queue');
 const { parseObserverMessage, toReport } = require('../core/observer-message');
+const { resolveLog } = require('../core/log');
 
 /** Every option of createPipeline() besides engine/persistence/onIngest/log, with its default. */
 const PIPELINE_DEFAULTS = Object.freeze({
@@ -85,16 +86,6 @@ function truncate(value, max) {
     }
   }
   return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-function resolveLog(log) {
-  const silent = () => {};
-  if (!log) return { info: silent, warn: silent, error: silent };
-  return {
-    info: typeof log.info === 'function' ? log.info.bind(log) : silent,
-    warn: typeof log.warn === 'function' ? log.warn.bind(log) : silent,
-    error: typeof log.error === 'function' ? log.error.bind(log) : silent,
-  };
 }
 
 /**

@@ -3,6 +3,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { createViewCache, canonicalJson, CACHE_DEFAULTS } = require('../../imports/core/cache');
+const { deferred } = require('../helpers/async');
 
 /** A clock the test moves by hand. */
 function fakeClock(start = 1000) {
@@ -25,15 +26,6 @@ function counter(label) {
   return fn;
 }
 
-function deferred() {
-  let resolve;
-  let reject;
-  const promise = new Promise((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 test('defaults are documented in one place', () => {
   assert.equal(CACHE_DEFAULTS.maxEntries, 500);

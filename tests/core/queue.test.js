@@ -3,32 +3,12 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { createQueue, QueueOverflowError, SampleWindow, QUEUE_DEFAULTS } = require('../../imports/core/queue');
+const { deferred, sleep } = require('../helpers/async');
+const { seededRandom } = require('../helpers/mesh');
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Small seeded PRNG so "random" delays are the same on every run. */
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
-/** A promise plus its resolve/reject, to hold a handler open until the test lets it go. */
-function deferred() {
-  let resolve;
-  let reject;
-  const promise = new Promise((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 test('defaults follow Meteor AsynchronousQueue knobs', () => {
   assert.equal(QUEUE_DEFAULTS.batchSize, 128);
@@ -65,7 +45,7 @@ test('per-task mode runs every task once and counts it', async () => {
 });
 
 test('tasks of one key run in push order and never overlap, under random delays', async () => {
-  const random = mulberry32(42);
+  const random = seededRandom(42);
   const keys = ['a', 'b', 'c', 'd', 'e'];
   const order = new Map(keys.map((key) => [key, []]));
   const active = new Map(keys.map((key) => [key, 0]));
@@ -100,7 +80,7 @@ test('tasks of one key run in push order and never overlap, under random delays'
 });
 
 test('concurrency never exceeds maxConcurrency, and reaches it when there is work', async () => {
-  const random = mulberry32(7);
+  const random = seededRandom(7);
   let inFlight = 0;
   let maxInFlight = 0;
   const queue = createQueue(async () => {
@@ -133,7 +113,7 @@ test('batch mode hands out batches of at most batchSize', async () => {
 });
 
 test('batch mode keeps key order and never puts one key in two in-flight batches', async () => {
-  const random = mulberry32(99);
+  const random = seededRandom(99);
   const keysInFlight = new Set();
   let conflicts = 0;
   let maxBatch = 0;

@@ -9,6 +9,7 @@ const path = require('path');
 const assert = require('node:assert/strict');
 const { parseObserverMessage } = require('../../imports/core/observer-message');
 const { createEngine } = require('../../imports/core/engine');
+const { createPrng } = require('../../imports/core/prng');
 
 const FIXTURE_PATH = path.resolve(__dirname, '../../../shared/fixtures/meshcore-real-packets.ndjson');
 
@@ -17,16 +18,9 @@ function loadFixture() {
   return fs.readFileSync(FIXTURE_PATH, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
 }
 
-/** A tiny seeded PRNG (mulberry32) so random test sequences are reproducible. */
+/** A seeded uniform [0, 1) generator (the simulator's PRNG), so random test sequences repeat. */
 function seededRandom(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return createPrng(seed).float;
 }
 
 function loadSimulator() {

@@ -49,7 +49,8 @@ function freePort() {
   });
 }
 
-async function waitForHealth(url, child, deadline) {
+/** Poll GET /api/health until it answers 200, the child exits, or the deadline passes. */
+async function waitForHealth(url, child, deadline, pollMs = 1000) {
   while (Date.now() < deadline) {
     if (child.exitCode !== null) return false;
     try {
@@ -58,7 +59,7 @@ async function waitForHealth(url, child, deadline) {
     } catch (err) {
       // not listening yet
     }
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
   return false;
 }
@@ -113,4 +114,4 @@ async function startApp({ settings = {}, env = {}, port } = {}) {
   return { url, port: appPort, meteorVersion: meteor.version, settings: merged, mongoUrl, logs: () => output.join(''), stop, pid: child.pid };
 }
 
-module.exports = { startApp, findMeteor, MeteorUnavailableError, freePort };
+module.exports = { startApp, findMeteor, MeteorUnavailableError, freePort, waitForHealth };
