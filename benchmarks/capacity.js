@@ -100,7 +100,7 @@ async function runPath(study, path, { rates, stepS }) {
 runStudy('capacity', async (study) => {
   const plan = study.quick
     ? { rates: [180, 240, 300, 600, 1000, 1500, 2400, 3600, 4800], stepS: 12 }
-    : { rates: [180, 240, 300, 360, 480, 600, 780, 960, 1200, 1500, 2400, 3600, 4800], stepS: 12 };
+    : { rates: [180, 240, 300, 480, 600, 1000, 1200, 1500, 2400, 3600, 4800], stepS: 15 };
   const paths = {};
   for (const path of ['reactive', 'method']) paths[path] = await runPath(study, path, plan);
   const best = Math.max(paths.reactive.capacity_per_minute, paths.method.capacity_per_minute);
