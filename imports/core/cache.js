@@ -12,6 +12,10 @@
  * With staleWhileRevalidate, an entry past its TTL (same version) is answered at once while
  * a single background recompute refreshes it. Concurrent computes of one key are shared.
  *
+ * A compute that throws or rejects is never stored: every caller waiting on it gets the error,
+ * the next get() computes again, a stale entry (SWR) is kept as it was, and the failure is
+ * counted (`errors`, per view too) with `lastError` = { view, message, at } as plain JSON.
+ *
  * `version` must be a primitive (number or string); it is compared with ===.
  * Pure CommonJS with no meteor/* imports: runs under plain Node and inside Meteor.
  */
@@ -211,7 +215,7 @@ class ViewCache {
     this._totals[counter]++;
     let view = this._views.get(viewName);
     if (!view) {
-      view = { hits: 0, misses: 0, staleHits: 0, evictions: 0, versionMisses: 0, expirations: 0, warmed: 0 };
+      view = { hits: 0, misses: 0, staleHits: 0, evictions: 0, versionMisses: 0, expirations: 0, warmed: 0, errors: 0 };
       this._views.set(viewName, view);
     }
     if (counter in view) view[counter]++;
@@ -262,8 +266,9 @@ class ViewCache {
         return value;
       }, (err) => {
         if (this._pending.get(key) === record) this._pending.delete(key);
-        this._totals.errors++;
-        this._lastError = err;
+        this._count(viewName, 'errors');
+        const message = err && err.message ? err.message : String(err);
+        this._lastError = { view: viewName, message: message.length > 300 ? `${message.slice(0, 300)}…` : message, at: this._opts.now() };
         throw err;
       });
     this._pending.set(key, record);

@@ -13,6 +13,14 @@
  *
  * Two shapes: 'document' (a view as one document, top-level fields diffed) and 'rows' (a list
  * of rows keyed by `rowKey`, sent as added/changed/removed rows — the live packet feed).
+ *
+ * A snapshot that throws never poisons a group:
+ *   - on the first subscriber, no group is created: subscribe() throws a SnapshotError;
+ *   - on a tick, the group keeps its last good document (its subscribers see nothing), the
+ *     failure is counted, and the group is retried on every following tick until it succeeds;
+ *   - a subscriber joining a group whose last refresh failed gets the SnapshotError, never an
+ *     undefined document;
+ *   - other groups, and other subscribers' sinks, are unaffected (a throwing sink is counted).
  */
 const { paramsKey } = require('./analytics/view');
 
@@ -33,6 +41,28 @@ function fieldSignature(value) {
   return JSON.stringify(value);
 }
 
+/**
+ * A view could not compute its snapshot. Shaped like a Meteor.Error (`error`, `reason`) so the
+ * glue can hand it on as one: `new Meteor.Error(err.error, err.reason)`.
+ */
+class SnapshotError extends Error {
+  constructor(viewName, cause) {
+    const detail = cause && cause.message ? cause.message : String(cause);
+    super(`view "${viewName}" could not compute its snapshot: ${detail}`);
+    this.name = 'SnapshotError';
+    this.error = 'snapshot-failed';
+    this.reason = this.message;
+    this.viewName = viewName;
+    this.cause = cause;
+  }
+}
+
+/** Shorten an error to a plain JSON-able message for stats. */
+function errorMessage(err) {
+  const message = err && err.message ? err.message : String(err);
+  return message.length > 300 ? `${message.slice(0, 300)}…` : message;
+}
+
 class PublishHub {
   /**
    * `resolve(name)` -> view instance with snapshot(params, now), versionFor(params), normalizeParams(raw).
@@ -44,14 +74,20 @@ class PublishHub {
     this.now = options.now || Date.now;
     this.groups = new Map();
     this.timer = null;
-    this.counters = { ticks: 0, snapshots: 0, updates: 0, skipped: 0, deferred: 0, errors: 0 };
+    // errors = every failed snapshot (subscribeErrors on a first subscriber + tickErrors);
+    // refused = subscribers turned away because their group was failing; recoveries = failing
+    // groups that computed again; sinkErrors = a subscriber's own callback threw.
+    this.counters = { ticks: 0, snapshots: 0, updates: 0, skipped: 0, deferred: 0, errors: 0, subscribeErrors: 0, tickErrors: 0, refused: 0, recoveries: 0, sinkErrors: 0 };
+    this.failuresByView = new Map(); // viewName -> failed snapshots, kept after groups end
+    this.lastError = null; // { view, message, at }
     this.latencies = [];
   }
 
   /**
    * Add a subscriber: `sink` = { added(id, fields), changed(id, fields), removed(id) }.
    * Returns { id, stop() }. The first snapshot is sent before subscribe() returns.
-   * Throws ParamError for bad params (the caller turns it into a Meteor.Error).
+   * Throws ParamError for bad params and SnapshotError when the view cannot compute (the caller
+   * turns either into a Meteor.Error); in both cases nothing is left behind.
    */
   subscribe(viewName, rawParams, sink, shape = 'document', rowKey = 'hash') {
     const view = this.resolve(viewName);
@@ -59,20 +95,36 @@ class PublishHub {
     const params = view.normalizeParams(rawParams);
     const key = `${shape}:${paramsKey(viewName, params)}`;
     let group = this.groups.get(key);
+    if (group && group.failure) {
+      // Its last refresh failed: the document it holds is stale, and the next tick retries.
+      this.counters.refused++;
+      throw new SnapshotError(viewName, group.failure.error);
+    }
     if (!group) {
       const minIntervalMs = Math.max(this.options.publishIntervalMs, this.options.viewIntervalMs[viewName] || 0);
-      group = { key, viewName, view, params, shape, rowKey, minIntervalMs, sinks: new Set(), version: -1, refreshedAt: 0, fields: null, rows: null, docId: paramsKey(viewName, params) };
+      group = { key, viewName, view, params, shape, rowKey, minIntervalMs, sinks: new Set(), version: -1, refreshedAt: 0, fields: null, rows: null, snapshot: null, failure: null, docId: paramsKey(viewName, params) };
+      try {
+        this.refresh(group, true);
+      } catch (err) {
+        // The group is only added once it holds a good document.
+        this.counters.subscribeErrors++;
+        this.recordFailure(group, err);
+        throw new SnapshotError(viewName, err);
+      }
       this.groups.set(key, group);
-      this.refresh(group, true);
     }
     group.sinks.add(sink);
     this.sendInitial(group, sink);
     this.ensureTimer();
+    let stopped = false;
     return {
       id: group.docId,
       stop: () => {
+        if (stopped) return;
+        stopped = true;
         group.sinks.delete(sink);
-        if (group.sinks.size === 0) this.groups.delete(key);
+        // Only drop the group if it is still the one registered under this key.
+        if (group.sinks.size === 0 && this.groups.get(key) === group) this.groups.delete(key);
         if (this.groups.size === 0) this.stopTimer();
       },
     };
@@ -80,10 +132,36 @@ class PublishHub {
 
   sendInitial(group, sink) {
     if (group.shape === 'document') {
-      sink.added(group.docId, group.snapshot);
+      this.deliver(sink, 'added', group.docId, group.snapshot);
     } else {
-      for (const [id, row] of group.rows) sink.added(id, row.value);
+      for (const [id, row] of group.rows) this.deliver(sink, 'added', id, row.value);
     }
+  }
+
+  /** Call one sink; a sink that throws must not keep the change from the others. */
+  deliver(sink, method, id, fields) {
+    try {
+      if (method === 'removed') sink.removed(id);
+      else sink[method](id, fields);
+    } catch (err) {
+      this.counters.sinkErrors++;
+      if (this.options.onError) this.safeOnError(err, null);
+    }
+  }
+
+  safeOnError(err, group) {
+    try {
+      this.options.onError(err, group);
+    } catch {
+      // a broken error callback must not break publishing
+    }
+  }
+
+  recordFailure(group, err) {
+    this.counters.errors++;
+    this.failuresByView.set(group.viewName, (this.failuresByView.get(group.viewName) || 0) + 1);
+    this.lastError = { view: group.viewName, message: errorMessage(err), at: this.now() };
+    if (this.options.onError) this.safeOnError(err, group);
   }
 
   ensureTimer() {
@@ -102,38 +180,55 @@ class PublishHub {
     this.counters.ticks++;
     for (const group of this.groups.values()) {
       try {
-        this.refresh(group, false);
+        const computed = this.refresh(group, false);
+        if (computed && group.failure) {
+          group.failure = null;
+          this.counters.recoveries++;
+        }
       } catch (err) {
-        this.counters.errors++;
-        if (this.options.onError) this.options.onError(err, group);
+        // The group keeps its last good document; its subscribers hear nothing until it recovers.
+        this.counters.tickErrors++;
+        this.recordFailure(group, err);
+        const failures = group.failure ? group.failure.count + 1 : 1;
+        group.failure = { error: err, count: failures, since: group.failure ? group.failure.since : this.now() };
       }
     }
   }
 
+  /**
+   * Recompute a group's snapshot if due, and send the difference. Throws if the view does; the
+   * group's state is only changed once the snapshot and its diff were computed in full.
+   * Returns true if a snapshot was computed, false if skipped or deferred.
+   */
   refresh(group, initial) {
     const now = this.now();
     const version = group.view.versionFor(group.params);
     const timeDue = now - group.refreshedAt >= this.options.timeRefreshMs;
-    if (!initial && version === group.version && !timeDue) {
+    // A failing group is retried every tick: what broke it may be the clock, not the data.
+    if (!initial && version === group.version && !timeDue && !group.failure) {
       this.counters.skipped++;
-      return;
+      return false;
     }
     // Changed, but updated too recently for this view: the next due tick sends it (coalesced).
     if (!initial && now - group.refreshedAt < group.minIntervalMs) {
       this.counters.deferred++;
-      return;
+      return false;
     }
     const started = process.hrtime.bigint();
     const snapshot = group.view.snapshot(group.params, now);
     this.counters.snapshots++;
-    group.version = version;
-    group.refreshedAt = now;
     if (group.shape === 'document') this.diffDocument(group, snapshot, initial);
     else this.diffRows(group, snapshot, initial);
+    group.version = version;
+    group.refreshedAt = now;
     this.recordLatency(Number(process.hrtime.bigint() - started) / 1e6);
+    return true;
   }
 
   diffDocument(group, snapshot, initial) {
+    if (!snapshot || typeof snapshot !== 'object' || Array.isArray(snapshot)) {
+      throw new TypeError(`snapshot must be an object, got ${Array.isArray(snapshot) ? 'an array' : snapshot === null ? 'null' : typeof snapshot}`);
+    }
     const signatures = new Map();
     const changed = {};
     let changes = 0;
@@ -155,42 +250,47 @@ class PublishHub {
     group.snapshot = snapshot;
     if (initial || changes === 0) return;
     this.counters.updates++;
-    for (const sink of group.sinks) sink.changed(group.docId, changed);
+    for (const sink of group.sinks) this.deliver(sink, 'changed', group.docId, changed);
   }
 
   diffRows(group, snapshot, initial) {
-    const list = Array.isArray(snapshot) ? snapshot : snapshot.packets || snapshot.rows || [];
+    const list = Array.isArray(snapshot) ? snapshot : (snapshot && (snapshot.packets || snapshot.rows)) || [];
+    if (!Array.isArray(list)) throw new TypeError('snapshot rows must be an array');
     const next = new Map();
     // Rows carry no position: a new packet at the top would change every row's rank and
     // resend them all. Clients order rows by a field of the row itself (the packets' first-heard `time`).
-    for (const row of list) next.set(String(row[group.rowKey]), { value: row, signature: fieldSignature(row) });
+    for (const row of list) {
+      if (!row || typeof row !== 'object') throw new TypeError('snapshot row must be an object');
+      next.set(String(row[group.rowKey]), { value: row, signature: fieldSignature(row) });
+    }
     if (initial || !group.rows) {
       group.rows = next;
       return;
     }
-    let changes = 0;
-    for (const [id, row] of group.rows) {
-      if (!next.has(id)) {
-        changes++;
-        for (const sink of group.sinks) sink.removed(id);
-      }
-    }
+    // Work out every change first, then commit and send: a throw midway leaves the group as it was.
+    const removed = [];
+    const added = [];
+    const changed = [];
+    for (const id of group.rows.keys()) if (!next.has(id)) removed.push(id);
     for (const [id, row] of next) {
       const before = group.rows.get(id);
       if (!before) {
-        changes++;
-        for (const sink of group.sinks) sink.added(id, row.value);
+        added.push([id, row.value]);
       } else if (before.signature !== row.signature) {
         const fields = {};
         for (const field of Object.keys(row.value)) {
           if (fieldSignature(row.value[field]) !== fieldSignature(before.value[field])) fields[field] = row.value[field];
         }
-        changes++;
-        for (const sink of group.sinks) sink.changed(id, fields);
+        changed.push([id, fields]);
       }
     }
     group.rows = next;
-    if (changes) this.counters.updates++;
+    for (const sink of group.sinks) {
+      for (const id of removed) this.deliver(sink, 'removed', id);
+      for (const [id, value] of added) this.deliver(sink, 'added', id, value);
+      for (const [id, fields] of changed) this.deliver(sink, 'changed', id, fields);
+    }
+    if (removed.length + added.length + changed.length) this.counters.updates++;
   }
 
   recordLatency(ms) {
@@ -201,15 +301,25 @@ class PublishHub {
   stats() {
     const perView = {};
     let subscribers = 0;
+    let failingGroups = 0;
+    const viewStats = (name) => {
+      perView[name] = perView[name] || { groups: 0, subscribers: 0, failing: 0, failures: 0 };
+      return perView[name];
+    };
     for (const group of this.groups.values()) {
-      perView[group.viewName] = perView[group.viewName] || { groups: 0, subscribers: 0 };
-      perView[group.viewName].groups++;
-      perView[group.viewName].subscribers += group.sinks.size;
+      const entry = viewStats(group.viewName);
+      entry.groups++;
+      entry.subscribers += group.sinks.size;
       subscribers += group.sinks.size;
+      if (group.failure) {
+        entry.failing++;
+        failingGroups++;
+      }
     }
+    for (const [viewName, failures] of this.failuresByView) viewStats(viewName).failures = failures;
     const sorted = this.latencies.slice().sort((a, b) => a - b);
     const pick = (p) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : null);
-    return { groups: this.groups.size, subscribers, perView, ...this.counters, snapshotMs: { p50: pick(50), p95: pick(95), p99: pick(99) } };
+    return { groups: this.groups.size, subscribers, failingGroups, perView, ...this.counters, lastError: this.lastError, snapshotMs: { p50: pick(50), p95: pick(95), p99: pick(99) } };
   }
 
   close() {
@@ -218,4 +328,4 @@ class PublishHub {
   }
 }
 
-module.exports = { PublishHub, HUB_DEFAULTS };
+module.exports = { PublishHub, SnapshotError, HUB_DEFAULTS };

@@ -58,7 +58,7 @@ test('first get misses and computes, the next one hits; key order of params does
   assert.equal(stats.hitRatio, 0.5);
   assert.equal(stats.entries, 2);
   assert.deepEqual(stats.views.rf, {
-    entries: 2, hits: 2, misses: 2, staleHits: 0, evictions: 0, versionMisses: 0, expirations: 0, warmed: 0,
+    entries: 2, hits: 2, misses: 2, staleHits: 0, evictions: 0, versionMisses: 0, expirations: 0, warmed: 0, errors: 0,
   });
 });
 
@@ -296,4 +296,63 @@ test('warm() pre-computes an entry without counting hits or misses', async () =>
   stats = cache.stats();
   assert.equal(stats.hits, 1);
   assert.equal(compute.calls, 1);
+});
+
+test('a throwing view (sync or async, on some calls) never leaves an entry; errors are counted per view as plain JSON', async () => {
+  const clock = fakeClock();
+  const cache = createViewCache({ ttlMs: 100, now: clock.now });
+  const failOn = new Set([1, 2, 4]);
+  let calls = 0;
+  const flaky = () => {
+    calls++;
+    if (failOn.has(calls)) {
+      if (calls % 2) throw new RangeError(`histogram bin NaN (call ${calls})`);
+      return Promise.reject(new Error(`async failure (call ${calls})`));
+    }
+    return { call: calls };
+  };
+  await assert.rejects(cache.get('rf', {}, 1, flaky), /histogram bin NaN \(call 1\)/);
+  assert.equal(cache.stats().entries, 0, 'a sync throw is not stored');
+  await assert.rejects(cache.get('rf', {}, 1, flaky), /async failure \(call 2\)/);
+  assert.equal(cache.stats().entries, 0, 'a rejection is not stored');
+  assert.deepEqual(await cache.get('rf', {}, 1, flaky), { call: 3 }, 'recovers as soon as the view does');
+  assert.deepEqual(await cache.get('rf', {}, 1, flaky), { call: 3 }, 'the good value is what is cached');
+  assert.deepEqual(await cache.get('stats', {}, 1, () => 'other view'), 'other view');
+
+  // A new version whose compute fails: the old entry is gone, nothing broken replaces it.
+  await assert.rejects(cache.get('rf', {}, 2, flaky), /call 4/);
+  assert.equal(cache.stats().views.rf.entries, 0);
+  assert.deepEqual(await cache.get('rf', {}, 2, flaky), { call: 5 });
+
+  const stats = cache.stats();
+  assert.equal(stats.errors, 3);
+  assert.equal(stats.views.rf.errors, 3);
+  assert.equal(stats.views.stats.errors, 0);
+  assert.deepEqual(stats.lastError, { view: 'rf', message: 'async failure (call 4)', at: 1000 });
+  assert.deepEqual(JSON.parse(JSON.stringify(stats.lastError)), stats.lastError, 'stats stay plain JSON');
+});
+
+test('a refresh that keeps failing keeps serving the stale entry and stores only a good result', async () => {
+  const clock = fakeClock();
+  const cache = createViewCache({ ttlMs: 10, staleWhileRevalidate: true, now: clock.now });
+  let failing = false;
+  let calls = 0;
+  const compute = () => {
+    calls++;
+    if (failing) throw new Error('bad value');
+    return `good#${calls}`;
+  };
+  assert.equal(await cache.get('rf', {}, 1, compute), 'good#1');
+  failing = true;
+  for (let round = 0; round < 3; round++) {
+    clock.advance(20);
+    assert.equal(await cache.get('rf', {}, 1, compute), 'good#1');
+    await cache.idle();
+  }
+  assert.equal(cache.stats().views.rf.errors, 3);
+  failing = false;
+  clock.advance(20);
+  assert.equal(await cache.get('rf', {}, 1, compute), 'good#1', 'stale answer while the refresh runs');
+  await cache.idle();
+  assert.equal(await cache.get('rf', {}, 1, compute), 'good#5', 'the recovered value replaced it');
 });

@@ -135,3 +135,234 @@ test('a view with a longer interval is updated at most once per interval, with t
   const client = Object.assign({}, ...rf.events.map((event) => event[2]));
   assert.deepEqual(client.transmissions, latest.transmissions, 'the deferred update carries the newest data');
 });
+
+// --- poison-proof: a view that throws -------------------------------------------------------
+
+const { SnapshotError } = require('../../imports/core/publish-hub');
+const { seededRandom } = require('../helpers/mesh');
+
+/**
+ * A tiny view over a list of values that throws while any value is not finite (like a
+ * histogram meeting SNR 1e308), plus an injectable fault on chosen snapshot calls.
+ */
+function fragileViews() {
+  const data = { values: [1, 2, 3], version: 0 };
+  const faults = { failCalls: new Set(), calls: 0, failAlways: false };
+  const fragile = {
+    normalizeParams: (raw = {}) => ({ scale: raw.scale === undefined ? 1 : raw.scale }),
+    versionFor: () => data.version,
+    snapshot: (params) => {
+      faults.calls++;
+      if (faults.failAlways || faults.failCalls.has(faults.calls)) throw new RangeError(`injected failure on call ${faults.calls}`);
+      const bins = data.values.map((value) => {
+        if (!Number.isFinite(value * params.scale)) throw new RangeError('histogram bin NaN');
+        return value * params.scale;
+      });
+      return { bins, total: bins.reduce((a, b) => a + b, 0) };
+    },
+  };
+  const steady = {
+    normalizeParams: () => ({}),
+    versionFor: () => data.version,
+    snapshot: () => ({ count: data.values.length }),
+  };
+  const resolve = (name) => ({ fragile, steady }[name]);
+  const setValues = (values) => {
+    data.values = values;
+    data.version++;
+  };
+  return { resolve, faults, setValues };
+}
+
+/** A sink that rebuilds the client's document from the events, as minimongo would. */
+function documentSink() {
+  const sink = recordingSink();
+  sink.document = () => {
+    const doc = {};
+    for (const [kind, , fields] of sink.events) {
+      if (kind === 'added') Object.assign(doc, fields);
+      if (kind === 'changed') for (const [k, v] of Object.entries(fields)) { if (v === undefined) delete doc[k]; else doc[k] = v; }
+    }
+    return doc;
+  };
+  return sink;
+}
+
+test('a first snapshot that throws gives that subscriber a SnapshotError and leaves no group behind', () => {
+  const { resolve, faults } = fragileViews();
+  const hub = new PublishHub(resolve, { publishIntervalMs: 0 });
+  const other = documentSink();
+  hub.subscribe('steady', {}, other);
+  faults.failCalls.add(1);
+  const sink = documentSink();
+  assert.throws(() => hub.subscribe('fragile', {}, sink), (err) => {
+    assert.ok(err instanceof SnapshotError);
+    assert.equal(err.error, 'snapshot-failed');
+    assert.match(err.reason, /view "fragile" could not compute its snapshot: injected failure on call 1/);
+    return true;
+  });
+  assert.equal(sink.events.length, 0, 'nothing, not even an undefined document, was sent');
+  let stats = hub.stats();
+  assert.equal(stats.groups, 1, 'only the healthy group');
+  assert.equal(stats.errors, 1);
+  assert.equal(stats.subscribeErrors, 1);
+  assert.equal(stats.perView.fragile.failures, 1);
+  assert.equal(stats.lastError.view, 'fragile');
+
+  // The view recovered: the next subscriber builds the group afresh and gets a full document.
+  const later = documentSink();
+  hub.subscribe('fragile', {}, later);
+  assert.deepEqual(later.document(), { bins: [1, 2, 3], total: 6 });
+  assert.deepEqual(other.document(), { count: 3 }, 'the other group never noticed');
+  stats = hub.stats();
+  assert.equal(stats.groups, 2);
+  assert.equal(stats.failingGroups, 0);
+});
+
+test('a tick that throws keeps the last good document, refuses joiners with the error, and recovers once the data allows', () => {
+  const { resolve, setValues } = fragileViews();
+  const hub = new PublishHub(resolve, { publishIntervalMs: 0 });
+  const a = documentSink();
+  const b = documentSink();
+  const scaled = documentSink();
+  const steady = documentSink();
+  hub.subscribe('fragile', {}, a);
+  hub.subscribe('fragile', {}, b);
+  hub.subscribe('fragile', { scale: 2 }, scaled);
+  hub.subscribe('steady', {}, steady);
+
+  setValues([1, 2, 1e308]); // fine at scale 1, Infinity (a throw) at scale 2
+  assert.doesNotThrow(() => hub.tick());
+  assert.deepEqual(a.document(), { bins: [1, 2, 1e308], total: 1e308 + 3 }, 'same view, other params: unaffected');
+  assert.deepEqual(scaled.document(), { bins: [2, 4, 6], total: 12 }, 'the failing group keeps its last good document');
+  assert.equal(scaled.events.length, 1, 'and sends nothing broken');
+  assert.deepEqual(steady.document(), { count: 3 });
+
+  let stats = hub.stats();
+  assert.equal(stats.tickErrors, 1);
+  assert.equal(stats.failingGroups, 1);
+  assert.equal(stats.perView.fragile.failing, 1);
+  assert.equal(stats.perView.fragile.failures, 1);
+  assert.match(stats.lastError.message, /histogram bin NaN/);
+
+  // Joining the failing group: the error, not undefined, and no sink added.
+  const joiner = documentSink();
+  assert.throws(() => hub.subscribe('fragile', { scale: 2 }, joiner), /view "fragile" could not compute its snapshot: histogram bin NaN/);
+  assert.equal(joiner.events.length, 0);
+  assert.equal(hub.stats().refused, 1);
+  assert.equal(hub.stats().perView.fragile.subscribers, 3);
+
+  // Same data, next tick: retried (not skipped), fails again, counted again.
+  hub.tick();
+  stats = hub.stats();
+  assert.equal(stats.tickErrors, 2);
+  assert.equal(stats.perView.fragile.failures, 2);
+
+  setValues([5, 6, 7]); // the bad value is gone
+  hub.tick();
+  assert.deepEqual(scaled.document(), { bins: [10, 12, 14], total: 36 }, 'recovered on the next tick');
+  assert.deepEqual(a.document(), { bins: [5, 6, 7], total: 18 });
+  stats = hub.stats();
+  assert.equal(stats.recoveries, 1);
+  assert.equal(stats.failingGroups, 0);
+  const joined = documentSink();
+  hub.subscribe('fragile', { scale: 2 }, joined);
+  assert.deepEqual(joined.document(), { bins: [10, 12, 14], total: 36 }, 'joiners are served again');
+});
+
+test('a failing group is retried even when its version does not move (injected faults recover on the next tick)', () => {
+  const { resolve, faults } = fragileViews();
+  let now = 1e12;
+  const hub = new PublishHub(resolve, { publishIntervalMs: 0, now: () => now });
+  const sink = documentSink();
+  hub.subscribe('fragile', {}, sink);
+  faults.failAlways = true;
+  now += 60000; // time refresh due: computes and throws
+  hub.tick();
+  assert.equal(hub.stats().failingGroups, 1);
+  faults.failAlways = false;
+  now += 1; // no version change and no time refresh due
+  hub.tick();
+  assert.equal(hub.stats().failingGroups, 0);
+  assert.equal(hub.stats().recoveries, 1);
+  assert.deepEqual(sink.document(), { bins: [1, 2, 3], total: 6 });
+});
+
+test('snapshots of the wrong shape and throwing sinks do not break a group or other subscribers', () => {
+  let value = { ok: 1 };
+  let version = 0;
+  const view = { normalizeParams: () => ({}), versionFor: () => version, snapshot: () => value };
+  const hub = new PublishHub(() => view, { publishIntervalMs: 0 });
+  const good = documentSink();
+  const broken = { added() {}, changed() { throw new Error('socket gone'); }, removed() {} };
+  hub.subscribe('v', {}, broken);
+  hub.subscribe('v', {}, good);
+  for (const bad of [undefined, null, 42, 'text', [1, 2], { big: 10n }]) {
+    value = bad;
+    version++;
+    assert.doesNotThrow(() => hub.tick());
+  }
+  assert.deepEqual(good.document(), { ok: 1 }, 'no bad shape reached a subscriber');
+  assert.equal(hub.stats().tickErrors, 6);
+  value = { ok: 2 };
+  version++;
+  hub.tick();
+  assert.deepEqual(good.document(), { ok: 2 }, 'the healthy sink got the change although the other one threw');
+  assert.equal(hub.stats().sinkErrors, 1);
+});
+
+test('rows: a throw midway through the diff leaves the client rows consistent, then recovers', () => {
+  let rows = [{ hash: 'a', n: 1 }, { hash: 'b', n: 1 }];
+  let version = 0;
+  const view = { normalizeParams: () => ({}), versionFor: () => version, snapshot: () => ({ packets: rows }) };
+  const hub = new PublishHub(() => view, { publishIntervalMs: 0 });
+  const sink = recordingSink();
+  hub.subscribe('packets', {}, sink, 'rows', 'hash');
+  const clientRows = () => {
+    const live = new Map();
+    for (const [kind, id, fields] of sink.events) {
+      if (kind === 'added') live.set(id, { ...fields });
+      if (kind === 'changed') Object.assign(live.get(id), fields);
+      if (kind === 'removed') live.delete(id);
+    }
+    return live;
+  };
+  rows = [{ hash: 'c', n: 1 }, { hash: 'a', n: 2 }, { hash: 'b', n: 10n }];
+  version++;
+  hub.tick();
+  assert.deepEqual([...clientRows().keys()].sort(), ['a', 'b'], 'nothing half-sent');
+  assert.equal(sink.events.length, 2);
+  rows = [{ hash: 'c', n: 1 }, { hash: 'a', n: 2 }];
+  version++;
+  hub.tick();
+  assert.deepEqual(Object.fromEntries(clientRows()), { a: { hash: 'a', n: 2 }, c: { hash: 'c', n: 1 } });
+  assert.equal(hub.stats().recoveries, 1);
+});
+
+test('hostile ticks: random faults on many groups never throw, and every client ends on the last good document', () => {
+  const random = seededRandom(9);
+  const { resolve, faults, setValues } = fragileViews();
+  const hub = new PublishHub(resolve, { publishIntervalMs: 0 });
+  const scales = [1, 2, 3, 0.5];
+  const sinks = scales.map((scale) => ({ scale, sink: documentSink() }));
+  for (const { scale, sink } of sinks) hub.subscribe('fragile', { scale }, sink);
+  let failedTicks = 0;
+  for (let round = 0; round < 300; round++) {
+    const roll = random();
+    if (roll < 0.2) setValues([random() * 10, 1e308, -1e308]);
+    else if (roll < 0.6) setValues([random() * 10, random() * 100, NaN].slice(0, 2 + (random() < 0.3)));
+    else setValues([random(), random()]);
+    faults.failCalls = new Set(random() < 0.2 ? [faults.calls + 1 + Math.floor(random() * 4)] : []);
+    const before = hub.stats().errors;
+    assert.doesNotThrow(() => hub.tick());
+    if (hub.stats().errors > before) failedTicks++;
+  }
+  assert.ok(failedTicks > 10, 'the generator did produce failures');
+  setValues([1, 2]);
+  faults.failCalls = new Set();
+  hub.tick();
+  for (const { scale, sink } of sinks) {
+    assert.deepEqual(sink.document(), { bins: [scale, 2 * scale], total: 3 * scale }, `scale ${scale} recovered`);
+  }
+  assert.equal(hub.stats().failingGroups, 0);
+});

@@ -4,6 +4,7 @@
  * Responses above the threshold are compressed by the `compression` package.
  */
 import compression from 'compression';
+import { SnapshotError } from '/imports/core/publish-hub';
 
 function sendJson(res, status, body) {
   res.statusCode = status;
@@ -41,7 +42,7 @@ export function registerRestApi({ handlers, engine, cache, decorate, health, set
       const snapshot = await cache.get(name, params, view.versionFor(params), () => decorate(name, view.snapshot(params, Date.now())));
       return sendJson(res, 200, snapshot);
     } catch (err) {
-      return sendJson(res, 500, { error: 'snapshot_failed', message: err.message });
+      return sendJson(res, 500, { error: 'snapshot_failed', message: new SnapshotError(name, err).message });
     }
   });
 }

@@ -1,9 +1,21 @@
 /**
  * Methods: one per view (`view.<name>`), returning the same snapshot its publication sends,
  * through the TTL cache (invalidated by view version). Thin: validate, cache, return.
+ * A view that throws answers Meteor.Error('snapshot-failed', ...); the cache stores nothing for it.
  */
 import { Meteor } from 'meteor/meteor';
 import { check, Match } from 'meteor/check';
+import { SnapshotError } from '/imports/core/publish-hub';
+
+/** The view's answer, or a clear Meteor.Error naming the view when it cannot compute. */
+async function snapshotOrFail(viewName, compute) {
+  try {
+    return await compute();
+  } catch (err) {
+    const failure = err instanceof SnapshotError ? err : new SnapshotError(viewName, err);
+    throw new Meteor.Error(failure.error, failure.reason);
+  }
+}
 
 export function registerViewMethods({ engine, cache, decorate, metrics, extraViews = {} }) {
   const methods = {};
@@ -16,7 +28,7 @@ export function registerViewMethods({ engine, cache, decorate, metrics, extraVie
       check(params, Match.Maybe(Object));
       const started = process.hrtime.bigint();
       try {
-        if (extraViews[viewName]) return extraViews[viewName].snapshot(params || {});
+        if (extraViews[viewName]) return snapshotOrFail(viewName, () => extraViews[viewName].snapshot(params || {}));
         const view = engine.view(viewName);
         let normalized;
         try {
@@ -24,7 +36,7 @@ export function registerViewMethods({ engine, cache, decorate, metrics, extraVie
         } catch (err) {
           throw new Meteor.Error('bad-params', err.message);
         }
-        return await cache.get(viewName, normalized, view.versionFor(normalized), () => decorate(viewName, view.snapshot(normalized, Date.now())));
+        return await snapshotOrFail(viewName, () => cache.get(viewName, normalized, view.versionFor(normalized), () => decorate(viewName, view.snapshot(normalized, Date.now()))));
       } finally {
         metrics.recordMethod(Number(process.hrtime.bigint() - started) / 1e6);
       }

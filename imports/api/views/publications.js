@@ -8,6 +8,7 @@ import { Meteor } from 'meteor/meteor';
 import { check, Match } from 'meteor/check';
 import { DDPServer } from 'meteor/ddp-server';
 import { viewDocumentId } from '/imports/core/view-key';
+import { SnapshotError } from '/imports/core/publish-hub';
 import { VIEW_DOCUMENTS, LIVE_PACKETS } from './collections';
 
 /**
@@ -24,13 +25,19 @@ function relay(publication, collection, documentId) {
   };
 }
 
+/**
+ * Join the hub or end this subscription with a clear error: `bad-params` for parameters the
+ * view refuses, `snapshot-failed` when the view cannot compute (the hub leaves nothing behind,
+ * and other subscribers are unaffected).
+ */
 function subscribeOrFail(publication, hub, viewName, params, collection, shape) {
   let subscription;
   try {
     const documentId = shape === 'document' ? viewDocumentId(viewName, params) : null;
     subscription = hub.subscribe(viewName, params, relay(publication, collection, documentId), shape);
   } catch (err) {
-    throw new Meteor.Error('bad-params', err.message);
+    publication.error(err instanceof SnapshotError ? new Meteor.Error(err.error, err.reason) : new Meteor.Error('bad-params', err.message));
+    return;
   }
   publication.onStop(() => subscription.stop());
   publication.ready();
