@@ -8,12 +8,18 @@
  *           body JSON (one report object or an array of them) or NDJSON
  *           (`content-type: application/x-ndjson`, one report per line). A report is
  *           { raw, observer | observerId, region, SNR, RSSI, score, timestamp, origin }.
- * Response: 202 { accepted, rejected, duplicates, errors: [{ index, reason, message }] } once every
- *           report was ingested or refused (errors lists the first 20); a bad item never loses
- *           the good ones. 400 unreadable body, 401 missing or wrong key, 405 not POST,
- *           413 body or batch over the limit. Every response is JSON: { error, message } on failure.
+ * The whole body is read, parsed and shape-checked (imports/ingest/http-batch.js) before
+ * anything of it is ingested, so a refused request ingested nothing and is safe to retry.
+ * Response: 202 { accepted, rejected, duplicates, rejectedByReason, errors: [{ index, reason, message }],
+ *           results: [{ status: 'accepted' } | { status: 'rejected', reason }] } once every report was
+ *           ingested or refused: results has one entry per item in body order, errors details
+ *           the first 20 rejections; a bad item never loses the good ones.
+ *           400 body that cannot be parsed (syntax, nesting deeper than maxDepth), 401 missing or
+ *           wrong key, 405 not POST, 413 body or batch over the limit.
+ *           Every response is JSON: { error, message } on failure.
  */
 const crypto = require('crypto');
+const { parseBatch, BATCH_DEFAULTS } = require('./http-batch');
 
 /** Every option of createPacketsHandler() besides pipeline/apiKey, with its default. */
 const HTTP_DEFAULTS = Object.freeze({
@@ -23,6 +29,10 @@ const HTTP_DEFAULTS = Object.freeze({
   maxErrorsListed: 20,
   // Source label the pipeline records with each report.
   source: 'http',
+  // Deepest [ / { nesting accepted in a body (or NDJSON line); deeper is refused unparsed.
+  maxDepth: BATCH_DEFAULTS.maxDepth,
+  // Per-field string limits, merged over BATCH_DEFAULTS.maxFieldChars (see http-batch.js).
+  maxFieldChars: null,
 });
 
 const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson', 'application/jsonl', 'application/x-jsonlines', 'application/jsonlines'];
@@ -92,41 +102,13 @@ function readBody(req, limit) {
 }
 
 /**
- * Parse the body into items: [{ value } | { error }], or { error } for a body that can't be
- * read at all. NDJSON lines fail one by one; a JSON body succeeds or fails whole.
- */
-function parseBody(text, isNdjson) {
-  if (text.trim().length === 0) return { error: 'body is empty: send a report object, an array of them, or NDJSON lines' };
-  if (isNdjson) {
-    const items = [];
-    const lines = text.split('\n');
-    lines.forEach((line, lineIndex) => {
-      if (line.trim().length === 0) return; // blank lines (and the trailing newline) aren't items
-      try {
-        items.push({ value: JSON.parse(line), line: lineIndex + 1 });
-      } catch (err) {
-        items.push({ error: { reason: 'bad_json', message: `line ${lineIndex + 1} is not valid JSON: ${err.message}` }, line: lineIndex + 1, raw: line });
-      }
-    });
-    return { items };
-  }
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    return { error: `body is not valid JSON (${err.message}); for one report per line send content-type application/x-ndjson` };
-  }
-  if (Array.isArray(value)) return { items: value.map((item) => ({ value: item })) };
-  if (value && typeof value === 'object') return { items: [{ value }] };
-  return { error: 'body must be a JSON report object or an array of report objects' };
-}
-
-/**
  * @param {object} options
  * @param {object} options.pipeline            imports/ingest/pipeline.js
  * @param {string|string[]} options.apiKey     accepted key(s); required
  * @param {number} [options.maxBodyBytes]      default 1 MB
  * @param {number} [options.maxBatch]          most reports per request, default 5000
+ * @param {number} [options.maxDepth]          deepest JSON nesting, default 16
+ * @param {object} [options.maxFieldChars]     per-field string limits (http-batch.js)
  */
 function createPacketsHandler(options = {}) {
   const { pipeline } = options;
@@ -136,7 +118,8 @@ function createPacketsHandler(options = {}) {
   const keyDigests = keys.map(digest);
   const settings = { ...HTTP_DEFAULTS };
   for (const name of Object.keys(HTTP_DEFAULTS)) if (options[name] !== undefined) settings[name] = options[name];
-  const { maxBodyBytes, maxBatch, maxErrorsListed, source } = settings;
+  const { maxBodyBytes, maxBatch, maxErrorsListed, source, maxDepth } = settings;
+  const batchLimits = { maxDepth, maxFieldChars: settings.maxFieldChars || undefined };
 
   function authorized(key) {
     const presented = digest(key);
@@ -180,42 +163,50 @@ function createPacketsHandler(options = {}) {
     }
 
     const contentType = String(req.headers['content-type'] || '').split(';')[0].trim().toLowerCase();
-    const parsed = parseBody(read.body.toString('utf8'), NDJSON_TYPES.includes(contentType));
+    const parsed = parseBatch(read.body.toString('utf8'), { ndjson: NDJSON_TYPES.includes(contentType), ...batchLimits });
     if (parsed.error) {
       sendError(res, 400, 'bad_request', parsed.error);
       return;
     }
     const { items } = parsed;
     if (items.length > maxBatch) {
-      sendError(res, 413, 'batch_too_large', `batch of ${items.length} reports exceeds maxBatch ${maxBatch}`);
+      sendError(res, 413, 'batch_too_large', `batch of ${items.length} reports exceeds maxBatch ${maxBatch}, nothing ingested`);
       return;
     }
 
-    // Lines that weren't JSON are counted by the pipeline too; the rest go through as one batch.
+    // Items refused by shape are counted by the pipeline too; the rest go through as one batch.
     const errors = [];
     const bodies = [];
     const bodyIndexes = [];
     items.forEach((item, index) => {
       if (item.error) {
         pipeline.reject(item.error, { source, raw: item.raw });
-        errors.push({ index, line: item.line, ...item.error });
+        errors.push(item.line === undefined ? { index, ...item.error } : { index, line: item.line, ...item.error });
       } else {
         bodies.push(item.value);
         bodyIndexes.push(index);
       }
     });
-    const outcome = await pipeline.submitBatch(bodies, source);
+    const outcome = bodies.length > 0 ? await pipeline.submitBatch(bodies, source) : { accepted: 0, duplicates: 0, errors: [] };
     for (const error of outcome.errors) {
       const index = bodyIndexes[error.index];
       const line = items[index].line;
       errors.push(line === undefined ? { ...error, index } : { ...error, index, line });
     }
     errors.sort((a, b) => a.index - b.index);
+    const results = items.map(() => ({ status: 'accepted' }));
+    const rejectedByReason = {};
+    for (const error of errors) {
+      results[error.index] = { status: 'rejected', reason: error.reason };
+      rejectedByReason[error.reason] = (rejectedByReason[error.reason] || 0) + 1;
+    }
     sendJson(res, 202, {
       accepted: outcome.accepted,
       rejected: errors.length,
       duplicates: outcome.duplicates,
+      rejectedByReason,
       errors: errors.slice(0, maxErrorsListed),
+      results,
     });
   }
 
