@@ -12,7 +12,9 @@ const { createSimulator } = require('../core/simulate');
 
 /** Every option of createSimulatorFeed() besides pipeline, with its default. */
 const FEED_DEFAULTS = Object.freeze({
-  // Options for createSimulator() (seed, observers, regions ...; see simulate.js DEFAULTS).
+  // Options for createSimulator() (seed, profile, observers ...; see simulate/profiles.js).
+  // The feed starts with every node's advert, so names show within seconds (override with
+  // `startupAdverts: false`).
   simulator: Object.freeze({}),
   // Observer reports per second.
   ratePerSecond: 20,
@@ -35,7 +37,7 @@ function createSimulatorFeed(options = {}) {
   if (!pipeline || typeof pipeline.submitMessage !== 'function') throw new TypeError('createSimulatorFeed: pipeline with submitMessage() is required');
   const settings = { ...FEED_DEFAULTS };
   for (const name of Object.keys(FEED_DEFAULTS)) if (options[name] !== undefined) settings[name] = options[name];
-  const simulator = createSimulator(settings.simulator);
+  const simulator = createSimulator({ startupAdverts: true, ...settings.simulator });
   const counters = { emitted: 0, rejected: 0, runs: 0 };
   let stopRun = null;
 

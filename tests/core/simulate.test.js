@@ -342,3 +342,87 @@ test('the default stream is pinned: same options, same bytes as before the simul
   const other = createSimulator({ seed: 'digest', observers: 5, regions: ['AAA', 'BBB', 'CCC'] });
   assert.equal(digest(Array.from({ length: 2000 }, () => other.nextTransmission())), '235ae2f54707bbc845c8b88b9e7b92e2b576f873337dfda77ae6aadc62483f9e');
 });
+
+test('withTruth adds the node behind each hop and changes nothing else', () => {
+  const plain = createSimulator({ seed: 21 }).messages(3000);
+  const truthful = createSimulator({ seed: 21, withTruth: true }).messages(3000);
+  assert.deepEqual(truthful.map(({ topic, payload }) => ({ topic, payload })), plain);
+  const world = createSimulator({ seed: 21 });
+  const nodesByKey = new Map(world.nodes.map((n) => [n.pubKey, n]));
+  let hops = 0;
+  for (const message of truthful) {
+    const { packet } = decodePacket(message.payload.raw);
+    if (packet.payloadType === TRACE) {
+      assert.deepEqual(message.truth.hops, [], 'TRACE paths carry SNRs, not hops');
+      continue;
+    }
+    assert.equal(message.truth.hops.length, packet.path.length);
+    packet.path.forEach((prefix, i) => {
+      const node = nodesByKey.get(message.truth.hops[i]);
+      assert.equal(node.role, 'repeater', 'only repeaters relay');
+      assert.ok(node.pubKey.startsWith(prefix), 'the hop hash is that node\'s key prefix');
+      hops++;
+    });
+  }
+  assert.ok(hops > 1000);
+});
+
+test('startupAdverts: every node adverts once at the start, repeaters first, interleaved with traffic', () => {
+  const burstSim = createSimulator({ seed: 'burst', startupAdverts: true });
+  const nodeCount = burstSim.nodes.length;
+  const txs = Array.from({ length: nodeCount * 2 + 50 }, () => burstSim.nextTransmission());
+  const adverted = [];
+  for (const tx of txs) if (tx.kind === 'ADVERT' && tx.routeType <= 1 && !adverted.includes(tx.sender)) adverted.push(tx.sender);
+  assert.ok(adverted.length >= nodeCount - 5, `${adverted.length} of ${nodeCount} nodes adverted (a few may go unheard)`);
+  const firstRoles = adverted.slice(0, 30).map((i) => burstSim.nodes[i].role);
+  assert.ok(firstRoles.every((role) => role === 'repeater'), 'repeaters first: their names label hops');
+  assert.ok(txs.slice(0, 100).some((tx) => tx.kind === 'GRP_TXT'), 'ordinary traffic flows during the burst');
+  // A number limits the burst; the option off leaves the stream alone (pinned by the digest test).
+  const few = createSimulator({ seed: 'burst', startupAdverts: 3 });
+  const firstSix = Array.from({ length: 6 }, () => few.nextTransmission());
+  assert.ok(firstSix.filter((tx) => tx.kind === 'ADVERT').length >= 3);
+  assert.throws(() => createSimulator({ startupAdverts: 'yes' }), /startupAdverts/);
+});
+
+test('the large profile: a public mesh at scale, with real prefix collisions', () => {
+  const { PROFILE_NAMES } = require('../../imports/core/simulate');
+  assert.deepEqual(PROFILE_NAMES, ['default', 'large']);
+  assert.throws(() => createSimulator({ profile: 'huge' }), /unknown profile "huge" \(known: default, large\)/);
+  const large = createSimulator({ profile: 'large', seed: 'large.test', withTruth: true });
+  const roles = {};
+  for (const node of large.nodes) roles[node.role] = (roles[node.role] || 0) + 1;
+  assert.ok(large.nodes.length >= 5000);
+  assert.ok(Math.abs(roles.repeater / large.nodes.length - 0.15) < 0.01, 'about 15% repeaters');
+  assert.ok(roles.room > 0 && roles.sensor > 0 && roles.companion > roles.repeater);
+  assert.ok(large.observers.length >= 60);
+  assert.ok(new Set(large.observers.map((o) => o.region)).size >= 4);
+  const xs = large.nodes.map((n) => n.x);
+  assert.ok(Math.max(...xs) - Math.min(...xs) > 150, 'about 160 km across');
+  assert.ok(new Set(large.nodes.map((n) => n.pubKey)).size === large.nodes.length);
+  // 1-byte prefixes: most are shared by several repeaters.
+  const byPrefix = new Map();
+  for (const node of large.nodes) if (node.role === 'repeater') byPrefix.set(node.pubKey.slice(0, 2), (byPrefix.get(node.pubKey.slice(0, 2)) || 0) + 1);
+  assert.ok([...byPrefix.values()].filter((n) => n > 1).length > 150);
+
+  const stream = large.messages(20000);
+  const sizes = new Set();
+  const hopCounts = [];
+  let collidingHops = 0;
+  for (const message of stream) {
+    const result = decodePacket(message.payload.raw);
+    assert.equal(result.error, undefined);
+    const { packet } = result;
+    if (packet.payloadType === TRACE) continue;
+    if (packet.hopCount > 0) sizes.add(packet.hashSize);
+    hopCounts.push(packet.hopCount);
+    packet.path.forEach((prefix, i) => {
+      assert.ok(message.truth.hops[i].startsWith(prefix));
+      if (packet.hashSize === 1 && byPrefix.get(prefix) > 1) collidingHops++;
+    });
+  }
+  assert.deepEqual([...sizes].sort(), [1, 2, 3]);
+  const mean = hopCounts.reduce((a, b) => a + b, 0) / hopCounts.length;
+  assert.ok(mean > 2 && mean < 8, `mean path length ${mean}`);
+  assert.ok(Math.max(...hopCounts) <= 63);
+  assert.ok(collidingHops > 1000, 'many 1-byte hops are ambiguous');
+});

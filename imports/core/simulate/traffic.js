@@ -63,10 +63,12 @@ function createTraffic({ options, world, graph, radio, channels, traffic }) {
 
   let clock = options.startTime;
   const followUps = [];
-  // Startup advert burst: node indices, repeaters and rooms first (their names label hops).
+  // Startup advert burst: node indices, repeaters and rooms first (their names label hops);
+  // every other transmission is one of these until all have gone out.
   const burst = [...byRole.repeater, ...byRole.room, ...byRole.sensor, ...byRole.companion];
   burst.length = options.startupAdverts === true ? burst.length : Math.min(burst.length, Number(options.startupAdverts) || 0);
   let burstAt = 0;
+  let burstTurn = false; // burst adverts alternate with ordinary traffic, which starts at once
 
   const nodeClockSec = (index) => Math.floor(clock / 1000) + nodes[index].clockSkewSec;
 
@@ -336,7 +338,7 @@ function createTraffic({ options, world, graph, radio, channels, traffic }) {
   function nextTransmission() {
     for (let attempt = 0; attempt < 10000; attempt++) {
       let tx = null;
-      if (burstAt < burst.length) {
+      if (burstAt < burst.length && (burstTurn = !burstTurn)) {
         // Adverts of a running mesh, a fraction of a second apart.
         clock += traffic.between(50, 400);
         tx = makers.ADVERT(burst[burstAt++]);
