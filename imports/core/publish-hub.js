@@ -132,20 +132,20 @@ class PublishHub {
 
   sendInitial(group, sink) {
     if (group.shape === 'document') {
-      this.deliver(sink, 'added', group.docId, group.snapshot);
+      this.deliver(group, sink, 'added', group.docId, group.snapshot);
     } else {
-      for (const [id, row] of group.rows) this.deliver(sink, 'added', id, row.value);
+      for (const [id, row] of group.rows) this.deliver(group, sink, 'added', id, row.value);
     }
   }
 
   /** Call one sink; a sink that throws must not keep the change from the others. */
-  deliver(sink, method, id, fields) {
+  deliver(group, sink, method, id, fields) {
     try {
       if (method === 'removed') sink.removed(id);
       else sink[method](id, fields);
     } catch (err) {
       this.counters.sinkErrors++;
-      if (this.options.onError) this.safeOnError(err, null);
+      if (this.options.onError) this.safeOnError(err, group);
     }
   }
 
@@ -250,7 +250,7 @@ class PublishHub {
     group.snapshot = snapshot;
     if (initial || changes === 0) return;
     this.counters.updates++;
-    for (const sink of group.sinks) this.deliver(sink, 'changed', group.docId, changed);
+    for (const sink of group.sinks) this.deliver(group, sink, 'changed', group.docId, changed);
   }
 
   diffRows(group, snapshot, initial) {
@@ -286,9 +286,9 @@ class PublishHub {
     }
     group.rows = next;
     for (const sink of group.sinks) {
-      for (const id of removed) this.deliver(sink, 'removed', id);
-      for (const [id, value] of added) this.deliver(sink, 'added', id, value);
-      for (const [id, fields] of changed) this.deliver(sink, 'changed', id, fields);
+      for (const id of removed) this.deliver(group, sink, 'removed', id);
+      for (const [id, value] of added) this.deliver(group, sink, 'added', id, value);
+      for (const [id, fields] of changed) this.deliver(group, sink, 'changed', id, fields);
     }
     if (removed.length + added.length + changed.length) this.counters.updates++;
   }
