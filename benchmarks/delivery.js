@@ -8,7 +8,8 @@
  * with the same phases: `reactive` subscribes to the views and the live feed, `method` calls
  * them every 2000 ms like the UI's method mode. Server CPU and RSS are sampled every second.
  * Then, if Chromium is installed, tests/artillery/browser.yml opens the real UI in both modes.
- * Writes benchmarks/results/delivery(-quick).json; render.js turns it into DELIVERY.md + PNGs.
+ * Writes benchmarks/results/latest/delivery(-quick).json; render.js turns it into DELIVERY.md + PNGs
+ * beside it (ignored). `npm run bench:publish` copies it into the tracked benchmarks/results/.
  */
 const fs = require('fs');
 const { runStudy, sleep } = require('./lib/study');

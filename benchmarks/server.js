@@ -12,11 +12,10 @@
  *                                         from MongoDB into a fresh store (start-up path)
  * Parts that need Meteor (bytes_per_subscriber, fanout_cpu_ratio_1000) are measured by
  * benchmarks/fanout.js when Meteor is available; here they are recorded as null with the reason.
- * Writes benchmarks/results/server.json (server-quick.json) and benchmarks/SERVER.md.
+ * Writes benchmarks/results/latest/server(-quick).json and SERVER.md (ignored); `npm run
+ * bench:publish` copies them into the tracked benchmarks/results/ and benchmarks/SERVER.md.
  */
-const fs = require('fs');
 const os = require('os');
-const path = require('path');
 const { MongoClient } = require('mongodb');
 const { startMongo } = require('../tests/helpers/mongo-server');
 const { createSimulator } = require('../imports/core/simulate');
@@ -24,6 +23,7 @@ const { createEngine } = require('../imports/core/engine');
 const { createPersistence, COLLECTION_NAMES } = require('../imports/core/persistence');
 const { createPipeline } = require('../imports/ingest/pipeline');
 const { renderServerReport } = require('./lib/report');
+const { writeResult, readResult } = require('./lib/results');
 
 const quick = process.argv.includes('--quick');
 const RATE = 2000;
@@ -143,15 +143,16 @@ async function reload(mongo) {
  * `npm run bench:fanout` measures them; they are taken from its JSON when it exists.
  */
 function fanoutFigures() {
-  const file = path.join(__dirname, 'results', 'fanout.json');
-  if (!fs.existsSync(file)) {
+  // The latest full fan-out run on this machine if there is one, else the published one.
+  const latest = readResult('fanout', { from: 'latest' });
+  const fanout = latest || readResult('fanout', { from: 'published' });
+  if (!fanout) {
     return { bytes_per_subscriber: null, fanout_cpu_ratio_1000: null, not_measured_here: 'bytes_per_subscriber and fanout_cpu_ratio_1000 need a running Meteor server: run npm run bench:fanout (results/fanout.json)' };
   }
-  const fanout = JSON.parse(fs.readFileSync(file, 'utf8'));
   return {
     bytes_per_subscriber: fanout.headline.bytes_per_subscriber_no_merge_on,
     fanout_cpu_ratio_1000: fanout.headline.fanout_cpu_ratio_1000,
-    fanout_source: `results/fanout.json (${fanout.command}, ${fanout.date})`,
+    fanout_source: `results/${latest ? 'latest/' : ''}fanout.json (${fanout.command}, ${fanout.date})`,
   };
 }
 
@@ -182,11 +183,7 @@ async function main() {
       sustained,
       reload: reloaded,
     };
-    const out = path.join(__dirname, 'results', quick ? 'server-quick.json' : 'server.json');
-    fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
-    fs.writeFileSync(path.join(__dirname, 'SERVER.md'), renderServerReport(result));
-    console.log(`wrote ${path.relative(process.cwd(), out)} and benchmarks/SERVER.md`);
+    writeResult('server', result, { quick, report: 'SERVER.md', render: renderServerReport });
   } finally {
     await mongo.stop();
   }

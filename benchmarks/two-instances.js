@@ -5,14 +5,14 @@
  * Two MeshPulse instances (production bundle) share one MQTT broker (embedded aedes) and one
  * MongoDB. Both take the full feed, so both end with the same views; both write behind to the
  * same collections, and the content-hash ids make those writes idempotent: each transmission
- * is stored once. Writes benchmarks/results/two-instances.json.
+ * is stored once. Writes benchmarks/results/latest/two-instances.json (`npm run bench:publish`
+ * copies it into the tracked benchmarks/results/).
  */
-const fs = require('fs');
 const net = require('net');
-const path = require('path');
 const mqtt = require('mqtt');
 const { MongoClient } = require('mongodb');
 const { ensureBundle, startServer, MeteorUnavailableError } = require('./lib/app');
+const { writeResult } = require('./lib/results');
 const { startMongo } = require('../tests/helpers/mongo-server');
 const { createSimulator } = require('../imports/core/simulate');
 
@@ -88,11 +88,8 @@ async function runTwoInstances({ log = console.log } = {}) {
 
 if (require.main === module) {
   runTwoInstances().then((result) => {
-    const out = path.join(__dirname, 'results', 'two-instances.json');
-    fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
     console.log(JSON.stringify(result, null, 2));
-    console.log(`wrote ${path.relative(process.cwd(), out)}`);
+    writeResult('two-instances', result, { quick: false });
     if (!result.same_views || !result.stored_once) process.exit(1);
   }).catch((err) => {
     console.error(err instanceof MeteorUnavailableError ? `demo:two-instances: ${err.message}` : `demo:two-instances failed: ${err.message}`);

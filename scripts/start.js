@@ -2,23 +2,140 @@
 'use strict';
 /**
  * `npm start`: run MeshPulse with Meteor on its embedded defaults (simulator feed, Meteor's
- * own MongoDB, settings.json), with a websocket compression preset and Meteor's async queue
- * knobs passed through the environment variables Meteor reads at start-up.
+ * own MongoDB, settings.json), with a websocket compression preset, a DDP transport and
+ * Meteor's async queue knobs passed through the environment variables Meteor reads at start-up.
  *
  *   npm start                                   # preset meteor-default, port 3000
  *   npm start -- --compression off --port 3100  # any preset: off, meteor-default, threshold-fast, balanced
+ *   npm start -- --transport uws                # DDP transport: ws (Meteor's default) or uws (Meteor 3.5+)
  *   npm start -- --queue-batch 64 --queue-concurrency 8
  *   npm start -- --production                   # meteor run --production (minified, like a deploy)
+ *   MONGO_URL=mongodb://127.0.0.1:27017/meshpulse npm start   # your MongoDB instead of Meteor's
  * Meteor is found as $METEOR_BIN, `meteor` on the PATH, or ~/.meteor/meteor.
+ * MongoDB: MONGO_URL when set, else the mongod in Meteor's dev bundle (`meteor run` starts it);
+ * when neither exists, one line says to set MONGO_URL.
+ * Ctrl-C / SIGTERM stop Meteor and everything it started (its own process group).
  * Any other argument is passed to `meteor run` as is.
  */
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawn, spawnSync } = require('child_process');
-const { websocketCompressionEnv, DEFAULT_PRESET } = require('../imports/core/compression');
+const { websocketCompressionEnv, DEFAULT_PRESET, parseRelease } = require('../imports/core/compression');
 
 const ROOT = path.resolve(__dirname, '..');
+// `ws` is Meteor's own websocket server (DDP_TRANSPORT left unset); `uws` is µWebSockets.js,
+// which Meteor 3.5 added as DDP_TRANSPORT=uws. Older Meteor never reads the variable.
+const TRANSPORTS = ['ws', 'uws'];
+const TRANSPORT_SINCE = [3, 5, 0];
+// How long Meteor gets to stop after the signal is passed on, before its group is killed.
+const STOP_GRACE_MS = 10000;
+
+class UsageError extends Error {}
+
+/** Parse `npm start -- ...` arguments; throws UsageError on a bad value. Pure. */
+function parseArgs(argv, env = process.env) {
+  const options = {
+    compression: env.MESHPULSE_COMPRESSION || DEFAULT_PRESET,
+    transport: null, // null: not asked for; DDP_TRANSPORT from the environment, if any, stays
+    port: env.PORT || '3000',
+    passthrough: [],
+  };
+  const value = (i, flag) => {
+    const next = argv[i + 1];
+    if (next === undefined || next.startsWith('--')) throw new UsageError(`${flag} needs a value`);
+    return next;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const take = () => (inline !== undefined ? inline : value(i++, flag));
+    if (flag === '--compression') options.compression = take();
+    else if (flag === '--transport') options.transport = take();
+    else if (flag === '--port') options.port = take();
+    else if (flag === '--queue-batch') options.queueBatch = take();
+    else if (flag === '--queue-concurrency') options.queueConcurrency = take();
+    else if (flag === '--settings') options.settings = take();
+    else options.passthrough.push(arg);
+  }
+  if (options.transport !== null && !TRANSPORTS.includes(options.transport)) {
+    throw new UsageError(`unknown transport "${options.transport}"; choose one of ${TRANSPORTS.join(', ')}`);
+  }
+  return options;
+}
+
+function atLeast(version, minimum) {
+  for (let i = 0; i < 3; i++) if (version[i] !== minimum[i]) return version[i] > minimum[i];
+  return true;
+}
+
+/**
+ * The environment for `meteor run` and one line per choice it encodes. Pure: throws on an
+ * unknown compression preset. `meteorVersion` is `meteor --version`'s output ("Meteor 3.0.4").
+ */
+function buildEnv(options, meteorVersion, baseEnv = process.env) {
+  const env = { ...baseEnv };
+  const notes = [];
+  const compression = websocketCompressionEnv(options.compression, meteorVersion);
+  if (compression === undefined) delete env.SERVER_WEBSOCKET_COMPRESSION;
+  else env.SERVER_WEBSOCKET_COMPRESSION = compression;
+  notes.push(`websocket compression: ${options.compression}${compression === undefined ? ' (SERVER_WEBSOCKET_COMPRESSION unset)' : ` (SERVER_WEBSOCKET_COMPRESSION=${compression})`}`);
+
+  const version = parseRelease(meteorVersion);
+  const readsTransport = version ? atLeast(version, TRANSPORT_SINCE) : true; // unknown: assume current Meteor
+  const release = version ? version.join('.') : 'this Meteor';
+  if (options.transport === 'uws') env.DDP_TRANSPORT = 'uws';
+  else if (options.transport === 'ws') delete env.DDP_TRANSPORT;
+  if (env.DDP_TRANSPORT) {
+    const from = options.transport ? '' : ' from the environment';
+    notes.push(readsTransport
+      ? `DDP transport: ${env.DDP_TRANSPORT} (DDP_TRANSPORT=${env.DDP_TRANSPORT}${from})`
+      : `DDP transport: ws (Meteor ${release} ignores DDP_TRANSPORT=${env.DDP_TRANSPORT}${from}: only Meteor 3.5+ reads it)`);
+  } else {
+    notes.push(`DDP transport: ws (Meteor's default websocket server${readsTransport ? '' : `; --transport uws needs Meteor 3.5+, this is ${release}`})`);
+  }
+
+  if (options.queueBatch) env.METEOR_ASYNC_QUEUE_BATCH_SIZE = String(options.queueBatch);
+  if (options.queueConcurrency) env.METEOR_ASYNC_QUEUE_MAX_CONCURRENT = String(options.queueConcurrency);
+  if (options.queueBatch || options.queueConcurrency) {
+    notes.push(`async queue: ${[options.queueBatch && `METEOR_ASYNC_QUEUE_BATCH_SIZE=${options.queueBatch}`, options.queueConcurrency && `METEOR_ASYNC_QUEUE_MAX_CONCURRENT=${options.queueConcurrency}`].filter(Boolean).join(', ')} (read by Meteor 3.1.1+)`);
+  }
+  return { env, notes };
+}
+
+/** A MongoDB URL fit to print: the password replaced. */
+function redactMongoUrl(url) {
+  return String(url).replace(/\/\/([^:@/]+):([^@/]*)@/, '//$1:***@');
+}
+
+/**
+ * Where MongoDB comes from, or why there is none. Pure. `mongod` is what is known of the dev
+ * bundle's mongod: { path, exists } (exists null when the bundle could not be found).
+ * Returns { ok, source: 'MONGO_URL' | 'meteor', line }.
+ */
+function mongoPlan(env, mongod) {
+  if (env.MONGO_URL) return { ok: true, source: 'MONGO_URL', line: `MongoDB: MONGO_URL (${redactMongoUrl(env.MONGO_URL)})` };
+  if (mongod && mongod.exists === false) {
+    return { ok: false, source: 'meteor', line: mongoMissingLine(mongod.path) };
+  }
+  const where = mongod && mongod.path ? ` (${mongod.path})` : '';
+  return { ok: true, source: 'meteor', line: `MongoDB: Meteor's own; meteor run starts its embedded mongod${where}. Set MONGO_URL to use another.` };
+}
+
+function mongoMissingLine(mongodPath) {
+  return `npm start: no MongoDB: Meteor's bundle has no mongod${mongodPath ? ` (${mongodPath})` : ''} and MONGO_URL is not set; start a MongoDB and run MONGO_URL=mongodb://127.0.0.1:27017/meshpulse npm start`;
+}
+
+/** The one line for meteor output that says its mongod could not start, or null. Pure. */
+function mongoFailureInOutput(text, env = process.env) {
+  if (env.MONGO_URL) return null;
+  const missing = /spawn (\S*mongod) ENOENT/.exec(text);
+  if (missing) return mongoMissingLine(missing[1]);
+  if (/Can't start Mongo server|Unexpected mongo exit code/.test(text)) {
+    return 'npm start: Meteor could not start its embedded MongoDB (see above); start a MongoDB and run MONGO_URL=mongodb://127.0.0.1:27017/meshpulse npm start';
+  }
+  return null;
+}
 
 function findMeteor() {
   const candidates = [process.env.METEOR_BIN, 'meteor', path.join(os.homedir(), '.meteor', 'meteor')].filter(Boolean);
@@ -29,22 +146,54 @@ function findMeteor() {
   return null;
 }
 
-function parseArgs(argv) {
-  const options = { compression: process.env.MESHPULSE_COMPRESSION || DEFAULT_PRESET, port: process.env.PORT || '3000', passthrough: [] };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === '--compression') options.compression = argv[++i];
-    else if (arg === '--port') options.port = argv[++i];
-    else if (arg === '--queue-batch') options.queueBatch = argv[++i];
-    else if (arg === '--queue-concurrency') options.queueConcurrency = argv[++i];
-    else if (arg === '--settings') options.settings = argv[++i];
-    else options.passthrough.push(arg);
+function resolveOnPath(bin) {
+  if (bin.includes(path.sep)) return bin;
+  for (const dir of (process.env.PATH || '').split(path.delimiter)) {
+    const file = path.join(dir, bin);
+    if (fs.existsSync(file)) return file;
   }
-  return options;
+  return null;
+}
+
+/**
+ * The dev bundle's mongod: { path, exists }, or null when the dev bundle cannot be found.
+ * An installed Meteor (~/.meteor/meteor) and a checkout both keep dev_bundle/ beside the real
+ * `meteor` script; a wrapper script is asked with `meteor node` (slower, so only then).
+ */
+function findBundledMongod(meteorBin) {
+  const relative = path.join('mongodb', 'bin', process.platform === 'win32' ? 'mongod.exe' : 'mongod');
+  const resolved = resolveOnPath(meteorBin);
+  if (resolved) {
+    try {
+      const devBundle = path.join(path.dirname(fs.realpathSync(resolved)), 'dev_bundle');
+      if (fs.existsSync(devBundle)) return { path: path.join(devBundle, relative), exists: fs.existsSync(path.join(devBundle, relative)) };
+    } catch (err) { /* fall through to asking Meteor */ }
+  }
+  const probe = spawnSync(meteorBin, ['node', '-e', 'process.stdout.write(process.execPath)'], { encoding: 'utf8', timeout: 60000, cwd: ROOT });
+  const nodePath = probe.status === 0 ? (probe.stdout || '').trim().split('\n').pop() : '';
+  if (!nodePath || !path.isAbsolute(nodePath)) return null;
+  const devBundle = path.dirname(path.dirname(nodePath)); // dev_bundle/bin/node
+  return { path: path.join(devBundle, relative), exists: fs.existsSync(path.join(devBundle, relative)) };
+}
+
+/** Signal a whole process group, ignoring one that is already gone. */
+function killGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch (err) {
+    return false;
+  }
 }
 
 function main() {
-  const options = parseArgs(process.argv.slice(2));
+  let options;
+  try {
+    options = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    console.error(`npm start: ${err.message}`);
+    process.exit(2);
+  }
   const meteor = findMeteor();
   if (!meteor) {
     console.error([
@@ -54,30 +203,69 @@ function main() {
     ].join('\n'));
     process.exit(1);
   }
-  const env = { ...process.env };
-  let compressionValue;
+  let built;
   try {
-    compressionValue = websocketCompressionEnv(options.compression, meteor.version);
+    built = buildEnv(options, meteor.version);
   } catch (err) {
-    console.error(err.message);
+    console.error(`npm start: ${err.message}`);
     process.exit(2);
   }
-  if (compressionValue === undefined) delete env.SERVER_WEBSOCKET_COMPRESSION;
-  else env.SERVER_WEBSOCKET_COMPRESSION = compressionValue;
-  if (options.queueBatch) env.METEOR_ASYNC_QUEUE_BATCH_SIZE = String(options.queueBatch);
-  if (options.queueConcurrency) env.METEOR_ASYNC_QUEUE_MAX_CONCURRENT = String(options.queueConcurrency);
+  const { env, notes } = built;
+  const mongo = mongoPlan(env, env.MONGO_URL ? null : findBundledMongod(meteor.bin));
+  if (!mongo.ok) {
+    console.error(mongo.line);
+    process.exit(1);
+  }
   const settingsFile = options.settings || path.join(ROOT, 'settings.json');
   if (!fs.existsSync(settingsFile)) {
-    console.error(`settings file not found: ${settingsFile}`);
+    console.error(`npm start: settings file not found: ${settingsFile}`);
     process.exit(2);
   }
   const args = ['run', '--settings', settingsFile, '--port', String(options.port), ...options.passthrough];
-  console.log(`${meteor.version}: meteor ${args.join(' ')}  (websocket compression: ${options.compression})`);
-  const child = spawn(meteor.bin, args, { cwd: ROOT, env, stdio: 'inherit' });
-  const forward = (signal) => child.kill(signal);
-  process.on('SIGINT', forward);
-  process.on('SIGTERM', forward);
-  child.on('exit', (code, signal) => process.exit(signal ? 1 : code));
+  console.log(`${meteor.version}: meteor ${args.join(' ')}`);
+  for (const line of [mongo.line, ...notes]) console.log(`  ${line}`);
+
+  // Its own process group, so one signal reaches Meteor, its mongod and the app it runs.
+  const child = spawn(meteor.bin, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let stopping = null;
+  let failed = false;
+  const stop = (signal, reason) => {
+    if (reason) {
+      failed = true;
+      console.error(reason);
+    }
+    if (stopping) {
+      killGroup(child.pid, 'SIGKILL'); // a second Ctrl-C: no more waiting
+      return;
+    }
+    stopping = signal;
+    killGroup(child.pid, signal);
+    setTimeout(() => killGroup(child.pid, 'SIGKILL'), STOP_GRACE_MS).unref();
+  };
+  let seen = '';
+  const watch = (stream, out) => stream.on('data', (chunk) => {
+    out.write(chunk);
+    if (stopping) return;
+    seen = (seen + chunk.toString()).slice(-4096);
+    const failure = mongoFailureInOutput(seen, env);
+    if (failure) stop('SIGTERM', failure);
+  });
+  watch(child.stdout, process.stdout);
+  watch(child.stderr, process.stderr);
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGHUP', () => stop('SIGTERM'));
+  // Whatever ends this process, leave nothing of Meteor's behind.
+  process.on('exit', () => killGroup(child.pid, 'SIGKILL'));
+  child.on('exit', (code, signal) => {
+    killGroup(child.pid, 'SIGTERM'); // stragglers of the group (mongod, the app)
+    if (failed) process.exit(1);
+    if (stopping === 'SIGINT') process.exit(130);
+    if (stopping) process.exit(stopping === 'SIGTERM' && code === 0 ? 0 : 1);
+    process.exit(signal ? 1 : code);
+  });
 }
 
-main();
+module.exports = { parseArgs, buildEnv, mongoPlan, mongoFailureInOutput, redactMongoUrl, findBundledMongod, TRANSPORTS, UsageError };
+
+if (require.main === module) main();

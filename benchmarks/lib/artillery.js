@@ -9,17 +9,51 @@
  *
  * Phases and variables are passed with --overrides/--variables, so the YAML stays the single
  * description of the scenario and a study only scales it.
+ *
+ * Artillery is its own package (tests/artillery/runner/package.json), not a root devDependency:
+ * it bundles Playwright, whose install would download a browser. The first study that needs it
+ * installs it (`npm run load:install`, the same step), with browser downloads turned off. It
+ * lives in runner/ so its node_modules (an older `ws`, say) never shadows the project's own
+ * packages for tests/artillery/*.js.
  */
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { spawn } = require('child_process');
+const { spawn, spawnSync } = require('child_process');
 const { LOAD_CPU, ROOT } = require('./study');
 
 const ARTILLERY_DIR = path.join(ROOT, 'tests', 'artillery');
-const ARTILLERY_BIN = path.join(ROOT, 'node_modules', 'artillery', 'bin', 'run');
+const RUNNER_DIR = path.join(ARTILLERY_DIR, 'runner');
+const ARTILLERY_BIN = path.join(RUNNER_DIR, 'node_modules', 'artillery', 'bin', 'run');
 
 class ArtilleryUnavailableError extends Error {}
+
+/** Artillery's version when installed under tests/artillery/runner, else null. */
+function artilleryVersion() {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(RUNNER_DIR, 'node_modules', 'artillery', 'package.json'), 'utf8')).version;
+  } catch (err) {
+    return null;
+  }
+}
+
+/** Install tests/artillery/runner's own lockfile once (`npm ci` there); throws a one-line reason on failure. */
+function ensureArtillery({ log = console.log } = {}) {
+  if (fs.existsSync(ARTILLERY_BIN)) return ARTILLERY_BIN;
+  log('Artillery is not installed yet: npm ci in tests/artillery/runner (once; no browser download)...');
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  // Artillery bundles @playwright/browser-chromium, whose install script downloads Chrome unless
+  // told not to; browser.yml drives Debian's Chromium instead.
+  const result = spawnSync(npm, ['ci', '--no-audit', '--no-fund'], {
+    cwd: RUNNER_DIR,
+    env: { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (result.status !== 0 || !fs.existsSync(ARTILLERY_BIN)) {
+    throw new ArtilleryUnavailableError(`Artillery could not be installed (npm ci in tests/artillery/runner exited ${result.status ?? result.error?.code}): run \`npm run load:install\` and see its output`);
+  }
+  return ARTILLERY_BIN;
+}
 
 // Artillery runs in its own process: if the study exits early (Ctrl-C, a failure), stop it too.
 const running = new Set();
@@ -38,7 +72,7 @@ function summaryOf(block) {
  * pid, log }. `onStart(pid)` is called once the process runs (to sample its CPU).
  */
 async function runArtillery({ script, scenario, target, phases, variables = {}, timeoutMs = 15 * 60 * 1000, onStart, env = {}, label }) {
-  if (!fs.existsSync(ARTILLERY_BIN)) throw new ArtilleryUnavailableError('Artillery is not installed: run `npm install` (artillery is a devDependency)');
+  ensureArtillery();
   const outFile = path.join(os.tmpdir(), `meshpulse-artillery-${process.pid}-${Date.now()}.json`);
   const args = ['-c', String(LOAD_CPU), process.execPath, ARTILLERY_BIN, 'run', '--target', target, '--output', outFile, '--variables', JSON.stringify(variables)];
   if (scenario) args.push('--scenario-name', scenario);
@@ -90,4 +124,15 @@ async function runArtillery({ script, scenario, target, phases, variables = {}, 
   };
 }
 
-module.exports = { runArtillery, ArtilleryUnavailableError, ARTILLERY_DIR };
+if (require.main === module && process.argv.includes('--install')) {
+  // `npm run load:install`
+  try {
+    const bin = ensureArtillery();
+    console.log(`Artillery ${artilleryVersion()} at ${path.relative(process.cwd(), bin)}`);
+  } catch (err) {
+    console.error(err.message);
+    process.exit(1);
+  }
+}
+
+module.exports = { runArtillery, ensureArtillery, artilleryVersion, ArtilleryUnavailableError, ARTILLERY_DIR, RUNNER_DIR, ARTILLERY_BIN };

@@ -20,18 +20,21 @@ const path = require('path');
 const { spawnSync } = require('child_process');
 const { ensureBundle, startServer, MeteorUnavailableError } = require('./app');
 const { DEFAULT_SETTINGS } = require('../../imports/core/settings');
+const { writeResult, LATEST_DIR } = require('./results');
 
 const ROOT = path.resolve(__dirname, '../..');
-const RESULTS_DIR = path.join(__dirname, '..', 'results');
+// Runs write here (ignored); `npm run bench:publish` copies into the tracked benchmarks/results/.
+const RESULTS_DIR = LATEST_DIR;
 // Server on core 0, load generators on core 1: the two never compete for a core.
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function packageVersion(name) {
+/** A package's installed version under `root` (the project, or tests/artillery/runner for Artillery). */
+function packageVersion(name, root = ROOT) {
   try {
-    return JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
+    return JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
   } catch (err) {
     return null;
   }
@@ -136,7 +139,7 @@ async function runStudy(name, body) {
       versions: {
         meteor: b.meteorVersion || null,
         node: process.version,
-        artillery: packageVersion('artillery'),
+        artillery: packageVersion('artillery', path.join(ROOT, 'tests', 'artillery', 'runner')),
         ws: packageVersion('ws'),
         meshpulse: gitRevision(),
         // Which production build ran (its folder name carries the source hash).
@@ -150,14 +153,11 @@ async function runStudy(name, body) {
       load_average_end: os.loadavg().map((v) => Math.round(v * 100) / 100),
       ...result,
     };
-    fs.mkdirSync(RESULTS_DIR, { recursive: true });
-    const file = path.join(RESULTS_DIR, `${name}${quick ? '-quick' : ''}.json`);
-    fs.writeFileSync(file, `${JSON.stringify(full, null, 2)}\n`);
-    console.log(`wrote ${path.relative(process.cwd(), file)}`);
+    writeResult(name, full, { quick });
     await cleanup();
-    // Re-render every report so the Markdown and plots match the JSON just written.
+    // Re-render the latest reports so their Markdown and plots match the JSON just written.
     const { renderAll } = require('../render');
-    await renderAll({ log: (line) => console.log(line) });
+    await renderAll({ target: 'latest', log: (line) => console.log(line) });
     process.exit(0);
   } catch (err) {
     await cleanup();

@@ -4,7 +4,8 @@
  * playwright-core driving Debian's Chromium:
  *   - every page loads and shows live data, in both data modes (reactive and method);
  *   - a packet POSTed to /api/packets appears on the Live page;
- *   - a 1280x800 screenshot of each page goes to docs/screenshots/<page>.png.
+ *   - a 1280x800 screenshot of each page goes to tests/browser/screenshots/<page>.png (ignored;
+ *     `npm run shots:publish` copies them into docs/screenshots/, which the README shows).
  * Skipped, with the reason, when Meteor, Chromium or playwright-core is missing.
  *
  *   CHROMIUM_PATH=/usr/bin/chromium METEOR_BIN=... node --test tests/browser/
@@ -17,7 +18,7 @@ const path = require('path');
 const { decodePacket } = require('../../imports/core/decode');
 
 const ROOT = path.resolve(__dirname, '../..');
-const SCREENSHOT_DIR = path.join(ROOT, 'docs/screenshots');
+const SCREENSHOT_DIR = path.join(ROOT, 'tests/browser/screenshots');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const VIEWPORT = { width: 1280, height: 800 };
 const WAIT_MS = 20000;
@@ -205,7 +206,7 @@ test('dashboard in a browser', { timeout: 15 * 60 * 1000 }, async (t) => {
       }
     });
 
-    await t.test('screenshots of every page (docs/screenshots)', async () => {
+    await t.test('screenshots of every page (tests/browser/screenshots)', async () => {
       fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
       const { context, page } = await openPage(browser, app.url, 'reactive');
       try {

@@ -1,0 +1,116 @@
+'use strict';
+/**
+ * scripts/start.js (`npm start`), its pure parts: arguments, the environment handed to
+ * `meteor run`, and how MongoDB is found or why it cannot be.
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { parseArgs, buildEnv, mongoPlan, mongoFailureInOutput, redactMongoUrl, findBundledMongod, UsageError } = require('../scripts/start');
+
+test('parseArgs: defaults, flags in both spellings, the rest passed to meteor run', () => {
+  const defaults = parseArgs([], {});
+  assert.equal(defaults.compression, 'meteor-default');
+  assert.equal(defaults.transport, null);
+  assert.equal(defaults.port, '3000');
+  assert.deepEqual(defaults.passthrough, []);
+
+  const options = parseArgs(['--compression', 'off', '--transport=uws', '--port', '3100', '--queue-batch', '64', '--queue-concurrency=8', '--production'], {});
+  assert.equal(options.compression, 'off');
+  assert.equal(options.transport, 'uws');
+  assert.equal(options.port, '3100');
+  assert.equal(options.queueBatch, '64');
+  assert.equal(options.queueConcurrency, '8');
+  assert.deepEqual(options.passthrough, ['--production']);
+
+  assert.equal(parseArgs([], { PORT: '4000', MESHPULSE_COMPRESSION: 'off' }).port, '4000');
+  assert.equal(parseArgs([], { PORT: '4000', MESHPULSE_COMPRESSION: 'off' }).compression, 'off');
+});
+
+test('parseArgs: a bad transport or a missing value is a usage error naming it', () => {
+  assert.throws(() => parseArgs(['--transport', 'sockjs'], {}), (err) => err instanceof UsageError && /unknown transport "sockjs".*ws, uws/.test(err.message));
+  assert.throws(() => parseArgs(['--transport'], {}), /--transport needs a value/);
+  assert.throws(() => parseArgs(['--port', '--production'], {}), /--port needs a value/);
+});
+
+test('buildEnv: compression preset, queue knobs, and the base environment kept', () => {
+  const { env, notes } = buildEnv(parseArgs(['--compression', 'off', '--queue-batch', '64'], {}), 'Meteor 3.1.1', { KEEP: '1', SERVER_WEBSOCKET_COMPRESSION: 'x' });
+  assert.equal(env.KEEP, '1');
+  assert.equal(env.SERVER_WEBSOCKET_COMPRESSION, 'false');
+  assert.equal(env.METEOR_ASYNC_QUEUE_BATCH_SIZE, '64');
+  assert.equal(env.METEOR_ASYNC_QUEUE_MAX_CONCURRENT, undefined);
+  assert.ok(notes.some((line) => /websocket compression: off/.test(line)));
+  assert.ok(notes.some((line) => /METEOR_ASYNC_QUEUE_BATCH_SIZE=64/.test(line)));
+
+  const defaults = buildEnv(parseArgs([], {}), 'Meteor 3.1.1', { SERVER_WEBSOCKET_COMPRESSION: 'x' });
+  assert.equal('SERVER_WEBSOCKET_COMPRESSION' in defaults.env, false, 'the default preset leaves Meteor its own defaults');
+  assert.throws(() => buildEnv(parseArgs(['--compression', 'gzip'], {}), 'Meteor 3.1.1', {}), /unknown compression preset "gzip"/);
+});
+
+test('buildEnv: --transport sets DDP_TRANSPORT for Meteor 3.5+ and says when older Meteor ignores it', () => {
+  const uws = buildEnv(parseArgs(['--transport', 'uws'], {}), 'Meteor 3.5.2', {});
+  assert.equal(uws.env.DDP_TRANSPORT, 'uws');
+  assert.ok(uws.notes.includes('DDP transport: uws (DDP_TRANSPORT=uws)'), uws.notes.join('\n'));
+
+  const old = buildEnv(parseArgs(['--transport', 'uws'], {}), 'Meteor 3.0.4', {});
+  assert.equal(old.env.DDP_TRANSPORT, 'uws', 'set anyway: harmless where it is not read');
+  assert.ok(old.notes.some((line) => /^DDP transport: ws \(Meteor 3\.0\.4 ignores DDP_TRANSPORT=uws: only Meteor 3\.5\+ reads it\)$/.test(line)), old.notes.join('\n'));
+
+  // `ws` is Meteor's default server: the variable is removed rather than set to a value Meteor rejects.
+  const ws = buildEnv(parseArgs(['--transport', 'ws'], {}), 'Meteor 3.5.2', { DDP_TRANSPORT: 'uws' });
+  assert.equal('DDP_TRANSPORT' in ws.env, false);
+  assert.ok(ws.notes.some((line) => /^DDP transport: ws \(Meteor's default websocket server\)$/.test(line)), ws.notes.join('\n'));
+
+  const inherited = buildEnv(parseArgs([], {}), 'Meteor 3.5.2', { DDP_TRANSPORT: 'uws' });
+  assert.equal(inherited.env.DDP_TRANSPORT, 'uws');
+  assert.ok(inherited.notes.includes('DDP transport: uws (DDP_TRANSPORT=uws from the environment)'));
+});
+
+test('mongoPlan: MONGO_URL first (password hidden), else Meteor\'s own mongod, else one line saying to set MONGO_URL', () => {
+  const external = mongoPlan({ MONGO_URL: 'mongodb://meshpulse:secret@db.example:27017/meshpulse' }, { path: '/x/mongod', exists: false });
+  assert.equal(external.ok, true);
+  assert.equal(external.source, 'MONGO_URL');
+  assert.equal(external.line, 'MongoDB: MONGO_URL (mongodb://meshpulse:***@db.example:27017/meshpulse)');
+
+  const own = mongoPlan({}, { path: '/m/dev_bundle/mongodb/bin/mongod', exists: true });
+  assert.equal(own.ok, true);
+  assert.equal(own.source, 'meteor');
+  assert.match(own.line, /^MongoDB: Meteor's own; meteor run starts its embedded mongod \(\/m\/dev_bundle\/mongodb\/bin\/mongod\)\. Set MONGO_URL to use another\.$/);
+
+  assert.equal(mongoPlan({}, null).ok, true, 'a dev bundle that cannot be found is left to meteor run (its output is watched)');
+
+  const none = mongoPlan({}, { path: '/m/dev_bundle/mongodb/bin/mongod', exists: false });
+  assert.equal(none.ok, false);
+  assert.equal(none.line.split('\n').length, 1);
+  assert.match(none.line, /no mongod \(\/m\/dev_bundle\/mongodb\/bin\/mongod\) and MONGO_URL is not set; .*MONGO_URL=mongodb:\/\/127\.0\.0\.1:27017\/meshpulse npm start$/);
+});
+
+test('mongoFailureInOutput: meteor\'s "spawn .../mongod ENOENT" becomes the same one line; nothing when MONGO_URL is set', () => {
+  const output = 'Started proxy.\nUnexpected mongo exit code null. Restarting.\nError: spawn /tmp/lab/dev_bundle/mongodb/bin/mongod ENOENT\n';
+  const line = mongoFailureInOutput(output, {});
+  assert.match(line, /no mongod \(\/tmp\/lab\/dev_bundle\/mongodb\/bin\/mongod\) and MONGO_URL is not set/);
+  assert.equal(line.split('\n').length, 1);
+  assert.match(mongoFailureInOutput("Can't start Mongo server.\n", {}), /could not start its embedded MongoDB/);
+  assert.equal(mongoFailureInOutput(output, { MONGO_URL: 'mongodb://127.0.0.1/x' }), null);
+  assert.equal(mongoFailureInOutput('=> Started your app.\n', {}), null);
+});
+
+test('redactMongoUrl leaves URLs without a password alone', () => {
+  assert.equal(redactMongoUrl('mongodb://127.0.0.1:27017/meshpulse'), 'mongodb://127.0.0.1:27017/meshpulse');
+  assert.equal(redactMongoUrl('mongodb+srv://u:p@cluster/x?retryWrites=true'), 'mongodb+srv://u:***@cluster/x?retryWrites=true');
+});
+
+test('findBundledMongod: dev_bundle beside the real meteor script (installed Meteor or a checkout)', (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshpulse-meteor-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const tool = path.join(dir, 'packages', 'meteor-tool', 'mt-os');
+  fs.mkdirSync(path.join(tool, 'dev_bundle', 'mongodb', 'bin'), { recursive: true });
+  fs.writeFileSync(path.join(tool, 'meteor'), '#!/bin/sh\n');
+  fs.symlinkSync(path.join(tool, 'meteor'), path.join(dir, 'meteor')); // like ~/.meteor/meteor
+  const mongod = path.join(tool, 'dev_bundle', 'mongodb', 'bin', 'mongod');
+  assert.deepEqual(findBundledMongod(path.join(dir, 'meteor')), { path: mongod, exists: false });
+  fs.writeFileSync(mongod, '');
+  assert.deepEqual(findBundledMongod(path.join(dir, 'meteor')), { path: mongod, exists: true });
+});
