@@ -127,12 +127,33 @@ function decryptGroupText(key, mac, ciphertext) {
   };
 }
 
+// DER prefix of an Ed25519 SubjectPublicKeyInfo: what crypto.createPublicKey needs around 32 raw bytes.
+const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+/**
+ * MeshCore signs an advert's public key + timestamp + app data (flags, location, name) with the
+ * node's Ed25519 key; the signature sits between the timestamp and the app data. True when it
+ * verifies: only then may the advert speak for that key (name, role, position).
+ */
+function verifyAdvertSignature(payload) {
+  if (payload.length < 100) return false;
+  try {
+    const publicKey = crypto.createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, payload.subarray(0, 32)]), format: 'der', type: 'spki' });
+    const signed = Buffer.concat([payload.subarray(0, 36), payload.subarray(100)]);
+    return crypto.verify(null, signed, publicKey, payload.subarray(36, 100));
+  } catch (err) {
+    return false; // not a valid curve point: no key can have signed it
+  }
+}
+
 function parseAdvert(payload) {
   const advert = {
     pubKey: payload.toString('hex', 0, 32),
     timestamp: payload.readUInt32LE(32),
     signature: payload.toString('hex', 36, 100),
     flags: 0, role: 'unknown', lat: null, lon: null, name: null,
+    // true/false once checked (decodePacket's verifyAdverts option), null when not checked.
+    signatureValid: null,
   };
   if (payload.length <= 100) return advert;
   let offset = 100;
@@ -262,6 +283,7 @@ function decodePacket(input, options = {}) {
     case 4: {
       const advert = parseAdvert(payload);
       if (!advert) return fail('truncated_payload', 'ADVERT location cut short');
+      if (options.verifyAdverts) advert.signatureValid = verifyAdvertSignature(payload);
       packet.advert = advert;
       break;
     }
@@ -361,6 +383,7 @@ function layout(rawHex, options = {}) {
 }
 
 module.exports = {
+  verifyAdvertSignature,
   decodePacket,
   layout,
   contentHash,

@@ -35,6 +35,7 @@
  * coalesced: a dirty entry is queued once and written with its state at write time.
  */
 const { createQueue, SampleWindow } = require('./queue');
+const { checkText, INPUT_LIMITS } = require('./input-limits');
 const { rawHex } = require('./store');
 const { resolveLog } = require('./log');
 
@@ -196,56 +197,55 @@ function nodeFromAdvert(tx) {
   return { pubKey: advert.pubKey, name: advert.name, role: advert.role, lat: advert.lat, lon: advert.lon, firstSeen: tx.time, lastSeen: tx.time, lastAdvert: advert.timestamp, adverts: 1 };
 }
 
-// ---- Directory restore (mirrors PacketStore.learnNode / touchObserver entry shapes) --------
+// ---- Directory restore: PacketStore.restoreNode / restoreObserver validate and add; merge here --------
 
-function restoreNode(store, doc) {
-  const node = {
-    pubKey: doc.pubKey || doc._id,
-    name: doc.name ?? null,
-    role: doc.role ?? 'unknown',
-    lat: doc.lat ?? null,
-    lon: doc.lon ?? null,
-    firstSeen: doc.firstSeen,
-    // Replay raises lastSeen and counts adverts again from zero; the persisted values are merged in afterwards.
-    lastSeen: doc.firstSeen,
-    lastAdvert: 0,
-    adverts: 0,
-  };
-  store.nodes.set(node.pubKey, node);
-  const firstByte = node.pubKey.slice(0, 2);
-  if (!store.nodesByFirstByte.has(firstByte)) store.nodesByFirstByte.set(firstByte, []);
-  store.nodesByFirstByte.get(firstByte).push(node);
-  return node;
+/** A finite number, or null: stored documents are input too (hand-edited, older versions). */
+function finite(value) {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
-function restoreObserver(store, doc) {
-  const observer = { id: doc.id || doc._id, name: doc.name || doc.id || doc._id, region: doc.region ?? null, firstSeen: doc.firstSeen, lastSeen: doc.firstSeen, reports: 0 };
-  store.observers.set(observer.id, observer);
-  return observer;
+function shortText(value, max) {
+  return typeof value === 'string' && value.length > 0 && checkText(value, max) ? value : null;
 }
 
 /** After replay: the persisted directory knows what the replayed window may not (older adverts, hops). */
-function mergeNode(node, doc) {
-  if (doc.firstSeen < node.firstSeen) node.firstSeen = doc.firstSeen;
-  if (doc.lastSeen > node.lastSeen) node.lastSeen = doc.lastSeen;
-  if ((doc.adverts || 0) > node.adverts) node.adverts = doc.adverts;
-  if ((doc.lastAdvert || 0) >= node.lastAdvert) {
-    node.lastAdvert = doc.lastAdvert || 0;
-    if (doc.name) node.name = doc.name;
-    if (doc.role) node.role = doc.role;
-    if (doc.lat !== null && doc.lat !== undefined) {
-      node.lat = doc.lat;
-      node.lon = doc.lon;
+function mergeNode(store, node, doc) {
+  const firstSeen = finite(doc.firstSeen);
+  const lastSeen = finite(doc.lastSeen);
+  if (firstSeen !== null && firstSeen < node.firstSeen) node.firstSeen = firstSeen;
+  if (lastSeen !== null && lastSeen > node.lastSeen && lastSeen <= store.now() + INPUT_LIMITS.futureToleranceMs) node.lastSeen = lastSeen;
+  const adverts = finite(doc.adverts);
+  if (adverts !== null && adverts > node.adverts) node.adverts = adverts;
+  const lastAdvert = finite(doc.lastAdvert) || 0;
+  // The same clock window as live adverts: a stored far-future timestamp must not pin the node.
+  if (lastAdvert >= node.lastAdvert && lastAdvert * 1000 <= store.now() + store.options.advertClockWindowMs) {
+    node.lastAdvert = lastAdvert;
+    const name = shortText(doc.name, INPUT_LIMITS.observerNameLength);
+    if (name) store.directory.renameNode(node, name);
+    const role = shortText(doc.role, 16);
+    if (role) node.role = role;
+    const lat = finite(doc.lat);
+    const lon = finite(doc.lon);
+    if (lat !== null && lon !== null && Math.abs(lat) <= 90 && Math.abs(lon) <= 180) {
+      node.lat = lat;
+      node.lon = lon;
     }
   }
 }
 
 function mergeObserver(observer, doc) {
-  if (doc.firstSeen < observer.firstSeen) observer.firstSeen = doc.firstSeen;
-  if (doc.lastSeen > observer.lastSeen) observer.lastSeen = doc.lastSeen;
-  if ((doc.reports || 0) > observer.reports) observer.reports = doc.reports;
-  if (doc.name) observer.name = doc.name;
-  if (doc.region) observer.region = doc.region;
+  const firstSeen = finite(doc.firstSeen);
+  const lastSeen = finite(doc.lastSeen);
+  const reports = finite(doc.reports);
+  if (firstSeen !== null && firstSeen < observer.firstSeen) observer.firstSeen = firstSeen;
+  if (lastSeen !== null && lastSeen > observer.lastSeen) observer.lastSeen = lastSeen;
+  if (reports !== null && reports > observer.reports) observer.reports = reports;
+  // Name and region only while the observer is idle: a stored one's bytes are charged as they are.
+  if (observer.stored > 0) return;
+  const name = shortText(doc.name, INPUT_LIMITS.observerNameLength);
+  if (name) observer.name = name;
+  const region = shortText(doc.region, INPUT_LIMITS.regionLength);
+  if (region) observer.region = region;
 }
 
 /**
@@ -478,8 +478,8 @@ function createPersistence(options = {}) {
         // Hops refresh the lastSeen of the node they resolve to (PacketStore.touchHop).
         if (store) {
           for (const hop of observation.path) {
-            const candidates = store.resolvePrefix(hop);
-            if (candidates.length === 1) markDirty('nodes', candidates[0].pubKey, candidates[0]);
+            const node = store.uniqueNodeFor(hop);
+            if (node) markDirty('nodes', node.pubKey, node);
           }
         }
       } else if (store && report && store.observers.has(report.observerId)) {
@@ -721,7 +721,7 @@ function createPersistence(options = {}) {
     const memoryBudget = loadOptions.memoryBudget || target.options.memoryBudgetBytes;
     const startedAt = Date.now();
     // ingestMs: time spent in the engine (decode, store, views); the rest of `ms` is reading MongoDB.
-    const summary = { transmissions: 0, observations: 0, skipped: 0, rejected: 0, missingRaw: 0, rawLookups: 0, nodes: 0, observers: 0, lastIngestOrder: 0, ingestMs: 0, ms: 0 };
+    const summary = { transmissions: 0, observations: 0, skipped: 0, rejected: 0, rejectReasons: {}, badDocuments: 0, missingRaw: 0, rawLookups: 0, nodes: 0, observers: 0, lastIngestOrder: 0, ingestMs: 0, ms: 0 };
 
     // The directory is small (one entry per node/observer). Entries join the store when the
     // replay reaches their firstSeen, as they first joined it live, so hop resolution matches.
@@ -733,11 +733,11 @@ function createPersistence(options = {}) {
     const restoreDirectoryUntil = (time) => {
       for (; nextNode < nodeDocs.length && !(nodeDocs[nextNode].firstSeen > time); nextNode++) {
         const doc = nodeDocs[nextNode];
-        if (!target.nodes.has(doc.pubKey || doc._id)) restoreNode(target, doc);
+        if (!target.restoreNode(doc)) summary.badDocuments++;
       }
       for (; nextObserver < observerDocs.length && !(observerDocs[nextObserver].firstSeen > time); nextObserver++) {
         const doc = observerDocs[nextObserver];
-        if (!target.observers.has(doc.id || doc._id)) restoreObserver(target, doc);
+        if (!target.restoreObserver(doc)) summary.badDocuments++;
       }
     };
 
@@ -751,8 +751,15 @@ function createPersistence(options = {}) {
     if (summary.lastIngestOrder >= nextIngestOrder) nextIngestOrder = summary.lastIngestOrder;
     // Entries the replay did not reach, then what only the persisted directory knows.
     restoreDirectoryUntil(Infinity);
-    for (const doc of nodeDocs) mergeNode(target.nodes.get(doc.pubKey || doc._id), doc);
-    for (const doc of observerDocs) mergeObserver(target.observers.get(doc.id || doc._id), doc);
+    // Documents refused above (no key, wrong types) have no entry to merge into.
+    for (const doc of nodeDocs) {
+      const node = doc && target.nodes.get(doc.pubKey || doc._id);
+      if (node) mergeNode(target, node, doc);
+    }
+    for (const doc of observerDocs) {
+      const observer = doc && target.observers.get(doc.id || doc._id);
+      if (observer) mergeObserver(observer, doc);
+    }
     summary.nodes = nodeDocs.length;
     summary.observers = observerDocs.length;
     summary.ms = Date.now() - startedAt;
@@ -821,7 +828,10 @@ function createPersistence(options = {}) {
           });
           summary.ingestMs += Number(process.hrtime.bigint() - ingestStarted) / 1e6;
           if (result.error) {
+            // A document outside today's input limits (SNR 1e308, a forged advert...): skipped
+            // and counted by reason; the rest loads.
             summary.rejected++;
+            summary.rejectReasons[result.error.reason] = (summary.rejectReasons[result.error.reason] || 0) + 1;
             continue;
           }
           summary.observations++;

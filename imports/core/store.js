@@ -17,11 +17,20 @@
  * and `evict` once per transmission, with all its observations.
  *
  * Nodes and observers form a directory that outlives packets (a silent node must still be
- * listed as silent): identity and first/last seen are kept there, while every count that the
- * views show is derived from packets still in the store.
+ * listed as silent): identity and first/last seen are kept there (directory.js, with its own
+ * caps), while every count that the views show is derived from packets still in the store.
+ *
+ * Memory: one account (memory-account.js) for the store, its indexes and every view's state;
+ * the budget evicts the oldest transmissions while the account's total is over it.
+ * Input: every report is checked against input-limits.js before anything is stored, and an
+ * advert changes a node only when its Ed25519 signature verifies and its timestamp is newer
+ * than the node's last one and not beyond the clock window.
  */
 const { decodePacket } = require('./decode');
 const { SeqDeque } = require('./deque');
+const { checkReport, INPUT_ERRORS } = require('./input-limits');
+const { MemoryAccount, BYTES, keyBytes } = require('./memory-account');
+const { Directory } = require('./directory');
 
 const DEFAULTS = {
   // Memory budget for the store in bytes; the oldest transmissions are evicted above it.
@@ -34,19 +43,25 @@ const DEFAULTS = {
   // Upper bound on observations kept per transmission; a flood heard by hundreds of observers
   // must not make one transmission unbounded. Further observations are counted, not stored.
   maxObservationsPerTransmission: 64,
+  // Check every advert's Ed25519 signature; a forged one is refused (bad_signature).
+  verifyAdverts: true,
+  // An advert whose timestamp is further than this ahead of its reception does not change the
+  // node (a 0xFFFFFFFF timestamp would otherwise pin its name and position for ever).
+  advertClockWindowMs: 24 * 3600 * 1000,
+  // Directory caps (see directory.js): nodes, idle observers, age-out.
+  directory: {},
 };
 
-const MAX_OBSERVER_ID_LENGTH = 128;
-const NUMBER_FIELDS = ['snr', 'rssi', 'score'];
-
-/** Typed reasons for observations the store refuses (decode errors come from decode.js). */
+/** Typed reasons for reports the store refuses, beyond input-limits.js and decode.js. */
 const STORE_ERRORS = {
-  bad_observer: 'observer id missing, not a string, or longer than 128 characters',
-  bad_number: 'SNR, RSSI or score is not a finite number',
-  bad_time: 'time is not a finite number of milliseconds',
+  ...INPUT_ERRORS,
+  bad_signature: 'advert signature does not verify against its public key',
 };
 
 const EMPTY_OBSERVATIONS = Object.freeze([]);
+const PUBLIC_KEY_RE = /^[0-9a-f]{64}$/;
+// A SeqDeque and its array, for an index key's first entry.
+const DEQUE_BYTES = BYTES.object + 2 * BYTES.field + BYTES.object + 4 * BYTES.arraySlot + BYTES.mapEntry;
 
 /** A stored transmission's raw packet as lower-case hex. */
 function rawHex(tx) {
@@ -68,9 +83,11 @@ class PacketStore {
 
     this.seq = 0;
     this.lastTime = 0;
-    this.bytes = 0;
+    this.memory = new MemoryAccount();
+    this.packetsPart = this.memory.part('packets');
+    this.indexPart = this.memory.part('indexes');
     this.observationCount = 0;
-    this.counters = { ingested: 0, duplicates: 0, rejected: 0, evicted: 0, observationsDropped: 0, rejectReasons: {} };
+    this.counters = { ingested: 0, duplicates: 0, rejected: 0, evicted: 0, observationsDropped: 0, rejectReasons: {}, advertsFromFuture: 0, advertsNotNewer: 0 };
 
     this.fifo = new SeqDeque(); // every transmission, oldest first
     this.byHash = new Map();
@@ -80,13 +97,18 @@ class PacketStore {
     this.byChannel = new Map(); // channel hash -> SeqDeque
     this.byType = new Map(); // payload type -> SeqDeque
 
-    this.nodes = new Map(); // public key -> node directory entry
-    this.nodesByFirstByte = new Map(); // first pubkey byte (hex) -> [node], for prefix resolution
-    this.stubs = new Map(); // hop prefix never named by an advert -> stub entry
-    this.observers = new Map(); // observer id -> observer directory entry
+    this.directory = new Directory(this.memory, this.options.directory);
+    this.nodes = this.directory.nodes; // public key -> node directory entry
+    this.stubs = this.directory.stubs; // hop prefix never named by an advert -> stub entry
+    this.observers = this.directory.observers; // observer id -> observer directory entry
 
     this.views = [];
-    this.decodeOptions = { keyring: this.keyring, isKnown: (hash) => this.byHash.has(hash) };
+    this.decodeOptions = { keyring: this.keyring, isKnown: (hash) => this.byHash.has(hash), verifyAdverts: this.options.verifyAdverts };
+  }
+
+  /** Estimated heap bytes of the store, its indexes and every view (the budgeted total). */
+  get bytes() {
+    return this.memory.total - this.directory.directoryPart.bytes;
   }
 
   /** Register an analytics view instance (see imports/core/analytics/README in view.js). */
@@ -119,19 +141,16 @@ class PacketStore {
     // this observer's path (which differs per observer) is part of what we keep.
     const decoded = decodePacket(rawLower, this.decodeOptions);
     if (decoded.error) return this.reject(decoded.error);
-    return this.insertDecoded(decoded.packet, rawLower, report);
+    const advert = decoded.packet.advert;
+    if (advert !== null && advert.signatureValid === false) return this.reject({ reason: 'bad_signature', message: STORE_ERRORS.bad_signature });
+    const raw = typeof rawLower === 'string' ? rawLower : rawLower.toString('hex');
+    return this.insertDecoded(decoded.packet, raw, report);
   }
 
+  /** null, or { reason, message } for a report outside input-limits.js. */
   validateReport(report) {
-    if (!report || typeof report.observerId !== 'string' || report.observerId.length === 0 || report.observerId.length > MAX_OBSERVER_ID_LENGTH) {
-      return { reason: 'bad_observer', message: STORE_ERRORS.bad_observer };
-    }
-    for (let i = 0; i < NUMBER_FIELDS.length; i++) {
-      const value = report[NUMBER_FIELDS[i]];
-      if (value !== undefined && value !== null && !Number.isFinite(value)) return { reason: 'bad_number', message: `${STORE_ERRORS.bad_number}: ${NUMBER_FIELDS[i]}` };
-    }
-    if (report.time !== undefined && report.time !== null && !Number.isFinite(report.time)) return { reason: 'bad_time', message: STORE_ERRORS.bad_time };
-    return null;
+    const known = report && typeof report.observerId === 'string' ? this.observers.get(report.observerId) || null : null;
+    return checkReport(report, this.now(), known);
   }
 
   reject(error) {
@@ -148,7 +167,7 @@ class PacketStore {
     const time = requested > this.lastTime ? requested : this.lastTime;
     this.lastTime = time;
 
-    const observer = this.touchObserver(report, time);
+    const observer = this.directory.observerFor(report, time);
     let tx = this.byHash.get(packet.hash);
     const isNew = !tx;
     if (isNew) {
@@ -168,7 +187,7 @@ class PacketStore {
       }
       if (tx.srcHash) this.indexInto(this.byPrefix, tx.srcHash, tx);
       if (tx.destHash && tx.destHash !== tx.srcHash) this.indexInto(this.byPrefix, tx.destHash, tx);
-      this.bytes += this.options.estimatedBytes.transmission + tx.raw.length;
+      this.packetsPart.add(this.options.estimatedBytes.transmission + tx.raw.length);
     } else {
       this.counters.duplicates++;
       if (tx.observations.length >= this.options.maxObservationsPerTransmission) {
@@ -191,15 +210,17 @@ class PacketStore {
     // concat() makes an exact-size array; push() would reserve 16+ slots per transmission.
     tx.observations = tx.observations.concat(observation);
     this.observationCount++;
+    this.directory.observerStored(observer);
     this.indexInto(this.byObserver, observer.id, tx);
     for (const hop of path) {
       this.indexInto(this.byPrefix, hop, tx);
       this.touchHop(hop, time);
     }
-    this.bytes += this.options.estimatedBytes.observation + (path === tx.path ? 0 : path.length * this.options.estimatedBytes.hop);
+    this.packetsPart.add(this.options.estimatedBytes.observation + (path === tx.path ? 0 : path.length * this.options.estimatedBytes.hop));
 
     for (const view of this.views) view.apply(tx, observation, this);
     this.enforceBudget();
+    this.directory.maybeSweep(time);
     return { tx, observation, isNew };
   }
 
@@ -208,16 +229,28 @@ class PacketStore {
     if (!deque) {
       deque = new SeqDeque();
       map.set(key, deque);
+      this.indexPart.add(DEQUE_BYTES + keyBytes(key));
     }
-    if (deque.insert(tx)) this.bytes += this.options.estimatedBytes.indexEntry;
+    if (deque.insert(tx)) this.indexPart.add(this.options.estimatedBytes.indexEntry);
   }
 
+  /** Returns true when the key's deque emptied and went. */
   removeFrom(map, key, tx) {
     const deque = map.get(key);
     if (deque && deque.removeOldest(tx)) {
-      this.bytes -= this.options.estimatedBytes.indexEntry;
-      if (deque.length === 0) map.delete(key);
+      this.indexPart.add(-this.options.estimatedBytes.indexEntry);
+      if (deque.length === 0) {
+        map.delete(key);
+        this.indexPart.add(-(DEQUE_BYTES + keyBytes(key)));
+        return true;
+      }
     }
+    return false;
+  }
+
+  /** A prefix no stored packet carries any more: its index entry went, and so does its stub. */
+  removePrefix(prefix, tx) {
+    if (this.removeFrom(this.byPrefix, prefix, tx)) this.directory.dropStub(prefix);
   }
 
   enforceBudget() {
@@ -237,54 +270,46 @@ class PacketStore {
     this.removeFrom(this.byType, tx.payloadType, tx);
     if (tx.channelHash) this.removeFrom(this.byChannel, tx.channelHash, tx);
     if (tx.advert) this.removeFrom(this.byNode, tx.advert.pubKey, tx);
-    if (tx.srcHash) this.removeFrom(this.byPrefix, tx.srcHash, tx);
-    if (tx.destHash && tx.destHash !== tx.srcHash) this.removeFrom(this.byPrefix, tx.destHash, tx);
+    if (tx.srcHash) this.removePrefix(tx.srcHash, tx);
+    if (tx.destHash && tx.destHash !== tx.srcHash) this.removePrefix(tx.destHash, tx);
     for (const observation of tx.observations) {
       this.removeFrom(this.byObserver, observation.observer.id, tx);
-      for (const hop of observation.path) this.removeFrom(this.byPrefix, hop, tx);
-      this.bytes -= this.options.estimatedBytes.observation + (observation.path === tx.path ? 0 : observation.path.length * this.options.estimatedBytes.hop);
+      for (const hop of observation.path) this.removePrefix(hop, tx);
+      this.packetsPart.add(-(this.options.estimatedBytes.observation + (observation.path === tx.path ? 0 : observation.path.length * this.options.estimatedBytes.hop)));
+      this.directory.observerReleased(observation.observer);
     }
     this.observationCount -= tx.observations.length;
-    this.bytes -= this.options.estimatedBytes.transmission + tx.raw.length;
+    this.packetsPart.add(-(this.options.estimatedBytes.transmission + tx.raw.length));
     this.counters.evicted++;
     return tx;
   }
 
-  touchObserver(report, time) {
-    let observer = this.observers.get(report.observerId);
-    if (!observer) {
-      observer = { id: report.observerId, name: report.observerName || report.observerId, region: report.region || null, firstSeen: time, lastSeen: time, reports: 0 };
-      this.observers.set(observer.id, observer);
-    }
-    observer.lastSeen = time;
-    observer.reports++;
-    if (report.region && observer.region !== report.region) observer.region = report.region;
-    if (report.observerName && observer.name !== report.observerName) observer.name = report.observerName;
-    return observer;
-  }
-
-  /** Learn or refresh a node from an advert; identity is taken from the newest advert. */
+  /**
+   * Learn or refresh a node from a verified advert. Identity (name, role, position) follows the
+   * newest advert by the node's own timestamp, and only one inside the clock window: a replayed
+   * older advert, or one dated far ahead of its reception, changes nothing but last heard.
+   */
   learnNode(tx, time) {
     const advert = tx.advert;
+    const inWindow = advert.timestamp * 1000 <= time + this.options.advertClockWindowMs;
+    if (!inWindow) this.counters.advertsFromFuture++;
     let node = this.nodes.get(advert.pubKey);
     if (!node) {
-      node = { pubKey: advert.pubKey, name: advert.name, role: advert.role, lat: advert.lat, lon: advert.lon, firstSeen: time, lastSeen: time, lastAdvert: advert.timestamp, adverts: 0 };
-      this.nodes.set(node.pubKey, node);
-      const firstByte = node.pubKey.slice(0, 2);
-      if (!this.nodesByFirstByte.has(firstByte)) this.nodesByFirstByte.set(firstByte, []);
-      this.nodesByFirstByte.get(firstByte).push(node);
-    }
-    node.adverts++;
-    node.lastSeen = time;
-    if (advert.timestamp >= node.lastAdvert) {
+      node = { pubKey: advert.pubKey, name: advert.name, role: advert.role, lat: advert.lat, lon: advert.lon, firstSeen: time, lastSeen: time, lastAdvert: inWindow ? advert.timestamp : 0, adverts: 0 };
+      this.directory.addNode(node);
+    } else if (inWindow && advert.timestamp > node.lastAdvert) {
       node.lastAdvert = advert.timestamp;
-      if (advert.name) node.name = advert.name;
+      if (advert.name && advert.name !== node.name) this.directory.renameNode(node, advert.name);
       node.role = advert.role;
       if (advert.lat !== null) {
         node.lat = advert.lat;
         node.lon = advert.lon;
       }
+    } else if (inWindow) {
+      this.counters.advertsNotNewer++;
     }
+    node.adverts++;
+    if (time > node.lastSeen) node.lastSeen = time;
   }
 
   /**
@@ -292,39 +317,55 @@ class PacketStore {
    * known node, otherwise keep a stub for the prefix until an advert names it.
    */
   touchHop(prefix, time) {
-    const unique = this.uniqueNodeFor(prefix);
+    const unique = this.directory.uniqueNodeFor(prefix);
     if (unique) {
       if (time > unique.lastSeen) unique.lastSeen = time;
       return;
     }
-    let stub = this.stubs.get(prefix);
-    if (!stub) {
-      stub = { prefix, firstSeen: time, lastSeen: time };
-      this.stubs.set(prefix, stub);
-    }
-    stub.lastSeen = time;
+    if (this.directory.resolvePrefix(prefix).length === 0) this.directory.touchStub(prefix, time);
   }
 
-  /** The one node a prefix names, or null when none or several match (no allocation: hot path). */
+  /** The one node a prefix names, or null when none or several match. O(1). */
   uniqueNodeFor(prefix) {
-    const candidates = this.nodesByFirstByte.get(prefix.length === 2 ? prefix : prefix.slice(0, 2));
-    if (!candidates) return null;
-    let found = null;
-    for (let i = 0; i < candidates.length; i++) {
-      if (prefix.length === 2 || candidates[i].pubKey.startsWith(prefix)) {
-        if (found) return null;
-        found = candidates[i];
-      }
-    }
-    return found;
+    return this.directory.uniqueNodeFor(prefix);
   }
 
-  /** Nodes whose public key starts with a hop hash prefix (empty: unknown; several: ambiguous). */
+  /** Nodes whose public key starts with a hop hash prefix (empty: unknown; several: ambiguous). Do not mutate. */
   resolvePrefix(prefix) {
-    const candidates = this.nodesByFirstByte.get(prefix.slice(0, 2));
-    if (!candidates) return [];
-    if (prefix.length === 2) return candidates;
-    return candidates.filter((node) => node.pubKey.startsWith(prefix));
+    return this.directory.resolvePrefix(prefix);
+  }
+
+  /** Restore a node entry read back from MongoDB; a document without a valid key is refused (null). */
+  restoreNode(doc) {
+    const pubKey = doc && (doc.pubKey || doc._id);
+    if (typeof pubKey !== 'string' || !PUBLIC_KEY_RE.test(pubKey)) return null;
+    if (this.nodes.has(pubKey)) return this.nodes.get(pubKey);
+    const text = (value, max) => (typeof value === 'string' && value.length <= max ? value : null);
+    const coordinate = (value, limit) => (typeof value === 'number' && Math.abs(value) <= limit ? value : null);
+    const firstSeen = Number.isFinite(doc.firstSeen) ? doc.firstSeen : this.now();
+    const lat = coordinate(doc.lat, 90);
+    const lon = coordinate(doc.lon, 180);
+    return this.directory.addNode({
+      pubKey,
+      name: text(doc.name, 64),
+      role: text(doc.role, 16) || 'unknown',
+      lat: lat !== null && lon !== null ? lat : null,
+      lon: lat !== null && lon !== null ? lon : null,
+      firstSeen,
+      // Replay raises lastSeen and counts adverts again from zero; the persisted values are merged in afterwards.
+      lastSeen: firstSeen,
+      lastAdvert: 0,
+      adverts: 0,
+    });
+  }
+
+  /** Restore an observer entry read back from MongoDB; an invalid one is refused (null). */
+  restoreObserver(doc) {
+    const id = doc && (doc.id || doc._id);
+    if (checkReport({ raw: '', observerId: id, observerName: doc.name, region: doc.region }, this.now()) !== null) return null;
+    if (this.observers.has(id)) return this.observers.get(id);
+    const firstSeen = Number.isFinite(doc.firstSeen) ? doc.firstSeen : this.now();
+    return this.directory.restoreObserver({ id, name: doc.name || id, region: doc.region || null, firstSeen, lastSeen: firstSeen, reports: 0 });
   }
 
   /** Transmissions involving a node: its adverts plus every packet whose hops or src/dest match its key prefixes. */
@@ -345,6 +386,7 @@ class PacketStore {
   }
 
   stats() {
+    const memory = this.memory.summary();
     return {
       transmissions: this.fifo.length,
       observations: this.observationCount,
@@ -352,6 +394,8 @@ class PacketStore {
       observers: this.observers.size,
       estimatedBytes: this.bytes,
       memoryBudgetBytes: this.options.memoryBudgetBytes,
+      memoryParts: memory.parts,
+      directory: this.directory.stats(),
       ...this.counters,
       rejectReasons: { ...this.counters.rejectReasons },
     };

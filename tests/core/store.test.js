@@ -35,11 +35,17 @@ test('evicting everything leaves no trace in any index or view', () => {
   assert.equal(store.fifo.length, 0);
   assert.equal(store.observationCount, 0);
   assert.equal(store.bytes, 0, 'the byte estimate returns to zero');
+  // Every budgeted part (packets, indexes, observers, stubs, each view's state) is back to zero:
+  // nothing that grows with input outlives the packets it describes.
+  for (const [part, bytes] of Object.entries(store.memory.summary().parts)) {
+    if (part !== 'directory') assert.equal(bytes, 0, `${part} is back to zero`);
+  }
+  assert.equal(store.stubs.size, 0, 'stubs go with the last packet naming their prefix');
+  assert.equal(store.directory.idleObservers.size, store.observers.size, 'every observer is idle');
   // Every view now says what a view over no packets says (the directory of nodes and observers
   // outlives packets, so compare against an engine that has the same directory).
   const empty = createEngine({ channels });
-  for (const [id, node] of store.nodes) empty.store.nodes.set(id, node);
-  for (const [key, list] of store.nodesByFirstByte) empty.store.nodesByFirstByte.set(key, list);
+  for (const node of store.nodes.values()) empty.store.directory.addNode(node);
   for (const [id, observer] of store.observers) empty.store.observers.set(id, observer);
   const now = Date.now();
   for (const [name, view] of engine.views) {
@@ -66,6 +72,7 @@ test('the memory budget holds after every insert, and eviction is oldest first',
   for (const report of reports) {
     engine.ingest(report);
     assert.ok(store.bytes <= budget, `estimate ${store.bytes} within budget ${budget}`);
+    assert.equal(store.bytes, store.memory.total - store.memory.part('directory').bytes, 'the budget covers every part but the capped directory');
   }
   assert.ok(store.stats().evicted > 0, 'the budget forced evictions');
   // The estimate equals a recount from what is stored (no drift from insert/evict asymmetry).
@@ -75,10 +82,7 @@ test('the memory budget holds after every insert, and eviction is oldest first',
     recount += e.transmission + tx.raw.length;
     for (const o of tx.observations) recount += e.observation + (o.path === tx.path ? 0 : o.path.length * e.hop);
   }
-  let entries = 0;
-  for (const index of ['byObserver', 'byNode', 'byPrefix', 'byChannel', 'byType']) for (const deque of store[index].values()) entries += deque.length;
-  recount += entries * e.indexEntry;
-  assert.equal(store.bytes, recount);
+  assert.equal(store.memory.part('packets').bytes, recount);
 });
 
 test('a count cap bounds the store too', () => {
@@ -126,7 +130,7 @@ test('bad input is counted with its reason and never loses good data', () => {
   assert.equal(accepted, reports.length);
   const { rejected, rejectReasons } = engine.store.stats();
   assert.equal(rejected, bad.length * 10);
-  assert.deepEqual(Object.keys(rejectReasons).sort(), ['bad_number', 'bad_observer', 'not_hex', 'too_short', 'truncated_path'].sort());
+  assert.deepEqual(Object.keys(rejectReasons).sort(), ['bad_snr', 'bad_observer', 'not_hex', 'too_short', 'truncated_path'].sort());
   // The raw a transmission keeps gives back the packet as hex.
   const tx = engine.store.fifo.first();
   assert.equal(rawHex(tx).length, tx.size * 2);

@@ -120,4 +120,23 @@ function checkAgainstBruteForce({ view, bruteForce, paramsList = [{}], seed = 7,
   return engine;
 }
 
-module.exports = { simulatedReports, checkAgainstBruteForce, assertClose, seededRandom, loadFixture, FIXTURE_PATH };
+/** Does a transmission name `key` (advert key, src or dest hash, or a hop of any observed path)? */
+function namesKey(tx, key) {
+  return (tx.advert !== null && tx.advert.pubKey === key) || tx.srcHash === key || tx.destHash === key
+    || tx.observations.some((o) => o.path.includes(key));
+}
+
+/**
+ * A node's packets by the per-key definition of node-health.js: for each of its keys (public
+ * key, 1-, 2- and 3-byte prefixes) the stored transmissions naming it, concatenated (a
+ * transmission naming two of its keys appears twice).
+ */
+function packetsOfNodeByKey(store, pubKey) {
+  const keys = [pubKey, pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6)];
+  const all = store.transmissions();
+  return keys.flatMap((key) => all.filter((tx) => namesKey(tx, key)));
+}
+
+module.exports = {
+  namesKey,
+  packetsOfNodeByKey, simulatedReports, checkAgainstBruteForce, assertClose, seededRandom, loadFixture, FIXTURE_PATH };

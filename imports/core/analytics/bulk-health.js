@@ -30,7 +30,7 @@ module.exports = defineView({
       pubKey: node.pubKey,
       name: node.name,
       role: node.role,
-      ...healthSummary(tracker.aggregate(node.pubKey), node, now),
+      ...healthSummary(tracker.nodeAggregates(node.pubKey), node, now),
     }));
     return { total: store.nodes.size, nodes };
   },

@@ -12,7 +12,8 @@
  * State is O(1) per transmission: per-hash hour buckets, a sender Map and the length bins.
  * Only the first observation of a transmission counts; later ones change nothing here.
  */
-const { defineView, bump, hourBucket, HOUR_MS, DAY_MS } = require('./view');
+const { BYTES, entryBytes } = require('../memory-account');
+const { defineView, memoryPart, bump, hourBucket, HOUR_MS, DAY_MS } = require('./view');
 const { channelName } = require('./channels');
 
 const TOP_SENDERS = 15;
@@ -49,13 +50,21 @@ function topByMessages(map, limit) {
   return top;
 }
 
+// A channel or sender entry: its object and its Map (plus the key, charged by charge()).
+const ENTRY_BYTES = BYTES.object + 3 * BYTES.field + BYTES.object;
+
+function charge(state, bytes, key) {
+  if (state.part) state.part.add(bytes + Math.sign(bytes) * entryBytes(key));
+}
+
 module.exports = defineView({
   name: 'channelAnalytics',
   description: 'Active channels, top senders, hour x channel timeline, message lengths.',
   params: {
     hours: { type: 'int', min: 1, max: 48, default: 24 },
   },
-  createState: () => ({
+  createState: (store) => ({
+    part: memoryPart(store, 'channelAnalytics'),
     byHash: new Map(), // hash -> { messages, hours: Map hour -> count, lastDecrypted }
     senders: new Map(), // sender -> { messages, channels: Map channel name -> count }
     lengths: new Array(LENGTH_BINS).fill(0),
@@ -68,10 +77,11 @@ module.exports = defineView({
     if (!channel) {
       channel = { messages: 0, hours: new Map(), lastDecrypted: null };
       state.byHash.set(tx.channelHash, channel);
+      charge(state, ENTRY_BYTES, tx.channelHash);
     }
     channel.messages++;
     state.messages++;
-    bump(channel.hours, hourBucket(tx.time));
+    bump(channel.hours, hourBucket(tx.time), 1, state.part);
     const { message } = tx;
     if (message) {
       state.decrypted++;
@@ -82,9 +92,10 @@ module.exports = defineView({
         if (!sender) {
           sender = { messages: 0, channels: new Map() };
           state.senders.set(message.sender, sender);
+          charge(state, ENTRY_BYTES, message.sender);
         }
         sender.messages++;
-        bump(sender.channels, message.channel);
+        bump(sender.channels, message.channel, 1, state.part);
       }
     }
     return true;
@@ -94,8 +105,11 @@ module.exports = defineView({
     const channel = state.byHash.get(tx.channelHash);
     if (!channel) return false;
     state.messages--;
-    if (--channel.messages === 0) state.byHash.delete(tx.channelHash);
-    else bump(channel.hours, hourBucket(tx.time), -1);
+    bump(channel.hours, hourBucket(tx.time), -1, state.part);
+    if (--channel.messages === 0) {
+      state.byHash.delete(tx.channelHash);
+      charge(state, -ENTRY_BYTES, tx.channelHash);
+    }
     const { message } = tx;
     if (message) {
       state.decrypted--;
@@ -104,8 +118,11 @@ module.exports = defineView({
       state.lengths[lengthBin(message.text)]--;
       if (message.sender !== null) {
         const sender = state.senders.get(message.sender);
-        if (--sender.messages === 0) state.senders.delete(message.sender);
-        else bump(sender.channels, message.channel, -1);
+        bump(sender.channels, message.channel, -1, state.part);
+        if (--sender.messages === 0) {
+          state.senders.delete(message.sender);
+          charge(state, -ENTRY_BYTES, message.sender);
+        }
       }
     }
     return true;

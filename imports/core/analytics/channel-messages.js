@@ -19,7 +19,8 @@
  * listed when the walk reaches its oldest copy, so a page costs O(limit x copies) plus any
  * undecryptable traffic interleaved on the hash.
  */
-const { defineView } = require('./view');
+const { defineView, memoryPart } = require('./view');
+const { BYTES } = require('../memory-account');
 const { channelName } = require('./channels');
 
 const HASH_RE = /^[0-9a-fA-F]{2}$/;
@@ -115,11 +116,12 @@ module.exports = defineView({
     limit: { type: 'int', min: 1, max: 200, default: 50 },
     before: { type: 'number', min: 0 },
   },
-  createState: () => ({ messages: new Map() }),
+  createState: (store) => ({ messages: new Map(), part: memoryPart(store, 'channelMessages') }),
   apply(state, tx, observation) {
     if (tx.message === null) return false;
     // Later observations only add observers, which the snapshot reads from the copies.
     if (observation === tx.observations[0]) {
+      if (state.part) state.part.add(BYTES.mapEntry);
       const key = identityKey(tx);
       const entry = state.messages.get(key);
       if (entry === undefined) state.messages.set(key, tx);
@@ -132,6 +134,7 @@ module.exports = defineView({
     if (tx.message === null) return false;
     const key = identityKey(tx);
     const entry = state.messages.get(key);
+    if (state.part) state.part.add(-BYTES.mapEntry);
     // Eviction is oldest-first, so the evicted transmission is the oldest under its key.
     if (entry === tx) state.messages.delete(key);
     else if (Array.isArray(entry)) {

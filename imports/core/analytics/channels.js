@@ -17,7 +17,8 @@
  * State is O(1) per transmission to keep: per-hash counters, hour buckets and a sender Map.
  * Only the first observation of a transmission counts; later ones change nothing here.
  */
-const { defineView, bump, hourBucket, HOUR_MS, DAY_MS } = require('./view');
+const { BYTES } = require('../memory-account');
+const { defineView, memoryPart, bump, hourBucket, HOUR_MS, DAY_MS } = require('./view');
 
 const HOURLY_BUCKETS = 24;
 
@@ -29,6 +30,9 @@ function channelName(store, hash) {
   return keys.map((key) => key.name).join(' / ');
 }
 
+// A channel entry: object, two Maps, its Map entry and 1-byte hash key.
+const CHANNEL_BYTES = BYTES.object + 5 * BYTES.field + 2 * BYTES.object + BYTES.mapEntry + BYTES.string + 2;
+
 function createChannel() {
   return { messages: 0, decrypted: 0, lastDecrypted: null, senders: new Map(), hours: new Map() };
 }
@@ -37,7 +41,7 @@ module.exports = defineView({
   name: 'channels',
   description: 'Channel hashes heard: name, encrypted or not, message counts, last message, activity, senders.',
   params: {},
-  createState: () => ({ byHash: new Map() }),
+  createState: (store) => ({ byHash: new Map(), part: memoryPart(store, 'channels') }),
   apply(state, tx, observation) {
     // Most packets are not channel traffic, and a repeat observation adds nothing here.
     if (tx.channelHash === null || observation !== tx.observations[0]) return false;
@@ -45,14 +49,15 @@ module.exports = defineView({
     if (!channel) {
       channel = createChannel();
       state.byHash.set(tx.channelHash, channel);
+      if (state.part) state.part.add(CHANNEL_BYTES);
     }
     channel.messages++;
-    bump(channel.hours, hourBucket(tx.time));
+    bump(channel.hours, hourBucket(tx.time), 1, state.part);
     if (tx.message) {
       channel.decrypted++;
       // First observations arrive in seq order, so the latest one applied is the newest.
       channel.lastDecrypted = tx;
-      if (tx.message.sender !== null) bump(channel.senders, tx.message.sender);
+      if (tx.message.sender !== null) bump(channel.senders, tx.message.sender, 1, state.part);
     }
     return true;
   },
@@ -60,16 +65,16 @@ module.exports = defineView({
     if (tx.channelHash === null) return false;
     const channel = state.byHash.get(tx.channelHash);
     if (!channel) return false;
-    if (--channel.messages === 0) {
-      state.byHash.delete(tx.channelHash);
-      return true;
-    }
-    bump(channel.hours, hourBucket(tx.time), -1);
+    bump(channel.hours, hourBucket(tx.time), -1, state.part);
     if (tx.message) {
       channel.decrypted--;
       // Eviction is oldest-first: if the newest decrypted message leaves, no decrypted one is left.
       if (channel.lastDecrypted === tx) channel.lastDecrypted = null;
-      if (tx.message.sender !== null) bump(channel.senders, tx.message.sender, -1);
+      if (tx.message.sender !== null) bump(channel.senders, tx.message.sender, -1, state.part);
+    }
+    if (--channel.messages === 0) {
+      state.byHash.delete(tx.channelHash);
+      if (state.part) state.part.add(-CHANNEL_BYTES);
     }
     return true;
   },

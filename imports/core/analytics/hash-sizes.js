@@ -10,14 +10,18 @@
  * `multiByte` count appearances of a hop in observed paths (a hop heard by three observers
  * counts three times). All figures are exact.
  */
-const { defineView, bump, hourBucket } = require('./view');
+const { defineView, bump, hourBucket, memoryPart } = require('./view');
+const { BYTES, entryBytes } = require('../memory-account');
 const { topByCount, describePrefix } = require('./aggregates');
 
 const TOP_HOPS = 50;
 const LIST_LIMIT = 200;
 
-function createState() {
+const HOUR_ROW_BYTES = BYTES.object + 4 * BYTES.arraySlot + entryBytes(0.5);
+
+function createState(store) {
   return {
+    part: memoryPart(store, 'hashSizes'),
     transmissions: 0, // with at least one observed hop
     bySize: [0, 0, 0, 0], // index = hash size in bytes
     perHour: new Map(), // hour -> [_, size1, size2, size3]
@@ -40,16 +44,20 @@ function countTransmission(state, tx, observation, sign) {
   if (!row) {
     row = [0, 0, 0, 0];
     state.perHour.set(hour, row);
+    if (state.part) state.part.add(HOUR_ROW_BYTES);
   }
   row[hashSize] += sign;
-  if (row[1] + row[2] + row[3] === 0) state.perHour.delete(hour);
+  if (row[1] + row[2] + row[3] === 0) {
+    state.perHour.delete(hour);
+    if (state.part) state.part.add(-HOUR_ROW_BYTES);
+  }
 }
 
 function apply(state, tx, observation) {
   const path = observation.path;
   if (path.length === 0) return false;
   if (firstWithHops(tx) === observation) countTransmission(state, tx, observation, 1);
-  for (let i = 0; i < path.length; i++) bump(state.hopCounts, path[i]);
+  for (let i = 0; i < path.length; i++) bump(state.hopCounts, path[i], 1, state.part);
   return true;
 }
 
@@ -58,7 +66,7 @@ function evict(state, tx) {
   if (!first) return false;
   countTransmission(state, tx, first, -1);
   for (const observation of tx.observations) {
-    for (let i = 0; i < observation.path.length; i++) bump(state.hopCounts, observation.path[i], -1);
+    for (let i = 0; i < observation.path.length; i++) bump(state.hopCounts, observation.path[i], -1, state.part);
   }
   return true;
 }

@@ -1,35 +1,35 @@
 'use strict';
 /**
- * Per-node aggregates shared by the `nodes`, `node` and `bulkHealth` views: which stored
- * transmissions belong to a node, and running sums over them, kept exact under eviction.
+ * Per-key aggregates shared by the `nodes`, `node` and `bulkHealth` views: running sums over the
+ * stored transmissions that name each key, kept exact under eviction, at a cost bounded by the
+ * report itself (not by the size of the mesh).
  *
- * "Its packets" (the same definition as store.transmissionsOfNode): a transmission belongs to
- * node P when it is P's advert, or its src/dest hash equals P's first byte, or a hop in the
- * path of ANY of its observations equals P's 1-, 2- or 3-byte key prefix. A transmission counts
- * once per node however many of these match.
+ * Keys: a transmission names the advert's public key (ADVERT), its src and dest hashes (1-byte
+ * key prefixes), and every hop hash in the path of any of its observations (1-, 2- or 3-byte
+ * prefixes). Aggregates are kept per key, whether or not a known node has that key, so nothing
+ * needs re-deriving when a node is learned later. A node's figures are the sum over its keys:
+ * its public key and its 1-, 2- and 3-byte prefixes (nodeAggregates). A transmission counts
+ * once per key; one that names a node through two different keys (its own advert relayed by a
+ * repeater sharing its first byte) counts once for each (the README's "Views" says so).
  *
  * Ambiguity: hop, src and dest hashes are key prefixes (often one byte), so a prefix shared by
  * several known nodes counts toward every one of them. The views flag such nodes
  * (`ambiguousPrefix`); nothing here guesses which node it really was.
  *
- * How attribution stays exact without per-packet state:
- *   - apply(tx, observation) resolves the transmission's keys against the known nodes; a node
- *     matched for the first time by this observation gets the transmission's counts and the
- *     earlier observations' sums, and every matched node gets this observation's sums.
- *   - a node learned later than packets that mention its prefix (its first advert arrives
- *     after them) is back-filled once from the store's indexes (byNode + byPrefix), so its
- *     aggregates equal those of a node known from the start.
- *   - evict(tx) resolves the transmission again with all its observations and subtracts; the
- *     set of known nodes only grows, so this is exactly the set that was added to.
- * Cost per observation: O(hops of this and of the earlier observations of the same
- * transmission) Map operations; no scan of the store.
+ * How it stays exact: apply(tx, observation) matches the transmission's keys (static ones, then
+ * the paths of its observations); a key matched for the first time by this observation gets the
+ * transmission's counts and the earlier observations' sums, and every matched key gets this
+ * observation's sums. evict(tx) matches again with all observations and subtracts; an aggregate
+ * whose packets return to zero is deleted and its memory refunded. Cost per observation:
+ * O(hops of this and of the earlier observations of the same transmission) Map operations.
  *
  * One tracker per store serves all three views (sharedTracker), so the matching is done once
  * per observation and the aggregates are held once: the first view instance to call apply
  * drives it; the others, applied after it in registration order, read the result it memoized
  * for the same observation (and ignore the replay a late-registered view gets).
  */
-const { bump, hourBucket, DAY_MS } = require('./view');
+const { hourBucket, DAY_MS } = require('./view');
+const { countIn, entryBytes, BYTES } = require('../memory-account');
 const { nodeStatus } = require('../node-status');
 
 // Flags of one node's match with one transmission.
@@ -47,67 +47,59 @@ function hopBin(hopCount) {
   return hopCount >= 4 ? 4 : hopCount;
 }
 
-/** Is `prefix` (a hop, src or dest hash: 2, 4 or 6 hex) one of the aggregate's key prefixes? */
-function isOwnPrefix(aggregate, prefix) {
-  // One short-string comparison (the key prefix of the same length) instead of startsWith on the
-  // 64-hex key: this runs for every hop of every observation of every matched node.
-  return prefix === aggregate.keyPrefixes[(prefix.length >> 1) - 1];
-}
-
 /**
- * Peers of a node in one observation: hops next to it in the path, the first hop when it is
- * the packet's origin (its advert or src), and the src/dest counterpart. Its own prefixes are
- * not peers (a repeated prefix cannot be told apart from the node itself). Fills and returns
- * `peers` (a scratch array, reused to spare an allocation per call).
+ * Peers of a key in one observation: hops next to it in the path, the first hop when the key is
+ * the packet's origin (its advert key or src hash), and the src/dest counterpart. The key itself
+ * is never its own peer. Fills and returns `peers` (a scratch array, reused).
  */
-function adjacentPeers(aggregate, tx, path, peers) {
+function adjacentPeers(key, tx, path, peers) {
   peers.length = 0;
   for (let i = 0; i < path.length; i++) {
-    if (!isOwnPrefix(aggregate, path[i])) continue;
-    if (i > 0) addPeer(aggregate, path[i - 1], peers);
-    if (i + 1 < path.length) addPeer(aggregate, path[i + 1], peers);
+    if (path[i] !== key) continue;
+    if (i > 0) addPeer(key, path[i - 1], peers);
+    if (i + 1 < path.length) addPeer(key, path[i + 1], peers);
   }
-  const fromSrc = tx.srcHash !== null && isOwnPrefix(aggregate, tx.srcHash);
-  const isSource = fromSrc || (tx.advert !== null && tx.advert.pubKey === aggregate.pubKey);
-  if (isSource && path.length > 0) addPeer(aggregate, path[0], peers);
+  const fromSrc = tx.srcHash === key;
+  const isSource = fromSrc || (tx.advert !== null && tx.advert.pubKey === key);
+  if (isSource && path.length > 0) addPeer(key, path[0], peers);
   if (tx.srcHash !== null && tx.destHash !== null) {
-    if (fromSrc) addPeer(aggregate, tx.destHash, peers);
-    if (isOwnPrefix(aggregate, tx.destHash)) addPeer(aggregate, tx.srcHash, peers);
+    if (fromSrc) addPeer(key, tx.destHash, peers);
+    if (tx.destHash === key) addPeer(key, tx.srcHash, peers);
   }
   return peers;
 }
 
-function addPeer(aggregate, prefix, peers) {
-  if (!isOwnPrefix(aggregate, prefix) && peers.indexOf(prefix) < 0) peers.push(prefix);
+function addPeer(key, prefix, peers) {
+  if (prefix !== key && peers.indexOf(prefix) < 0) peers.push(prefix);
 }
 
 const scratchPeers = [];
 
-/** The nodes one transmission matches, with flags: a handful at most, so arrays beat a Map. */
+/** The keys one transmission names, with flags: a handful at most, so arrays beat a Map. */
 class Matches {
   constructor() {
-    this.aggregates = [];
+    this.keys = [];
     this.flags = [];
   }
 
-  add(aggregate, flags) {
-    const at = this.aggregates.indexOf(aggregate);
+  add(key, flags) {
+    const at = this.keys.indexOf(key);
     if (at < 0) {
-      this.aggregates.push(aggregate);
+      this.keys.push(key);
       this.flags.push(flags);
     } else {
       this.flags[at] |= flags;
     }
   }
 
-  flagsOf(aggregate) {
-    const at = this.aggregates.indexOf(aggregate);
+  flagsOf(key) {
+    const at = this.keys.indexOf(key);
     return at < 0 ? 0 : this.flags[at];
   }
 
   copy() {
     const copy = new Matches();
-    copy.aggregates = this.aggregates.slice();
+    copy.keys = this.keys.slice();
     copy.flags = this.flags.slice();
     return copy;
   }
@@ -115,10 +107,14 @@ class Matches {
 
 const NO_MATCHES = new Matches();
 
-function emptyAggregate(pubKey) {
+// Memory charged per aggregate and per bucket (see memory-account.js).
+const AGGREGATE_BYTES = BYTES.object + 16 * BYTES.field + 2 * (BYTES.object + 4 * BYTES.field);
+const DAY_BYTES = BYTES.object + 9 * BYTES.field + 2 * (BYTES.object + 4 * BYTES.field) + (5 + 16) * 4 + 64 + entryBytes(0) + BYTES.heapNumber;
+const OBSERVER_SUMS_BYTES = BYTES.object + 5 * BYTES.field + BYTES.mapEntry;
+
+function emptyAggregate(key) {
   return {
-    pubKey,
-    keyPrefixes: KEY_LENGTHS.map((length) => pubKey.slice(0, length)),
+    key,
     packets: 0,
     relayed: 0,
     hopsSum: 0,
@@ -177,6 +173,8 @@ const HOUR_FIELDS = H.TAIL + TIME_TAIL;
 function newHourBucket() {
   return new Float64Array(HOUR_FIELDS);
 }
+
+const HOUR_BYTES = 96 + HOUR_FIELDS * 8 + entryBytes(0.5);
 
 /** Count one more packet at `time` in an hour bucket. */
 function addTime(hour, time) {
@@ -266,9 +264,9 @@ function hourTimes(hour) {
 }
 
 class NodeTracker {
-  constructor() {
-    this.aggregates = new Map(); // public key -> aggregate
-    this.byFirstByte = new Map(); // first key byte (hex) -> [aggregate], to resolve prefixes
+  constructor(store) {
+    this.aggregates = new Map(); // key (public key, or 1/2/3-byte prefix) -> aggregate
+    this.part = store && store.memory ? store.memory.part('nodeAggregates') : null;
     this.driver = null;
     this.lastObservation = null;
     this.lastApplied = null;
@@ -276,9 +274,26 @@ class NodeTracker {
     this.lastEvictedTouched = null;
   }
 
-  /** Aggregate of a node, or an empty one for a node with no stored packets. */
-  aggregate(pubKey) {
-    return this.aggregates.get(pubKey) || emptyAggregate(pubKey);
+  /** Aggregate of one key, or null when no stored packet names it. */
+  aggregateOf(key) {
+    return this.aggregates.get(key) || null;
+  }
+
+  /** The aggregates a node's figures sum: its public key's and its 1-, 2- and 3-byte prefixes'. */
+  nodeAggregates(pubKey) {
+    const out = [];
+    const own = this.aggregates.get(pubKey);
+    if (own) out.push(own);
+    for (let i = 0; i < KEY_LENGTHS.length; i++) {
+      const aggregate = this.aggregates.get(pubKey.slice(0, KEY_LENGTHS[i]));
+      if (aggregate) out.push(aggregate);
+    }
+    return out;
+  }
+
+  /** The keys whose versions a node's snapshot depends on. */
+  static keysOf(pubKey) {
+    return [pubKey, pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6)];
   }
 
   /** apply() for view instance `owner`: the driving instance works, the others read its result. */
@@ -302,32 +317,33 @@ class NodeTracker {
     return tx === this.lastEvicted ? this.lastEvictedTouched : null;
   }
 
-  /** Returns the public keys whose aggregates changed. */
-  apply(tx, observation, store) {
-    const touched = this.nodesLearned(store, tx.seq);
+  /** Returns the keys whose aggregates changed. */
+  apply(tx, observation) {
     const observations = tx.observations;
     let index = observations.length - 1;
     if (observations[index] !== observation) index = observations.indexOf(observation); // a late view catching up
-    // Nodes the earlier observations matched (none before the first), then with this one.
+    // Keys the earlier observations matched (none before the first), then with this one.
     let before = NO_MATCHES;
     let after;
     if (index === 0) {
-      after = this.matchPath(observation.path, this.matchStatic(tx));
+      after = matchPath(observation.path, matchStatic(tx));
     } else {
-      before = this.matchStatic(tx);
+      before = matchStatic(tx);
       let newPath = true;
       for (let i = 0; i < index; i++) {
         const path = observations[i].path;
         if (path === observation.path) newPath = false;
-        if (!this.seenPath(observations, i)) this.matchPath(path, before);
+        if (!seenPath(observations, i)) matchPath(path, before);
       }
       // An earlier observation with the very same path object: nothing new is matched.
-      after = newPath ? this.matchPath(observation.path, before.copy()) : before;
+      after = newPath ? matchPath(observation.path, before.copy()) : before;
     }
-    for (let m = 0; m < after.aggregates.length; m++) {
-      const aggregate = after.aggregates[m];
+    const touched = [];
+    for (let m = 0; m < after.keys.length; m++) {
+      const key = after.keys[m];
       const flags = after.flags[m];
-      const previous = before.flagsOf(aggregate);
+      const previous = before.flagsOf(key);
+      const aggregate = this.aggregateFor(key);
       if (previous === 0) {
         this.addTransmission(aggregate, tx, flags, 1);
         for (let i = 0; i < index; i++) this.addObservation(aggregate, tx, observations[i], 1);
@@ -335,86 +351,45 @@ class NodeTracker {
         this.addRelay(aggregate, tx, 1);
       }
       this.addObservation(aggregate, tx, observation, 1);
-      touched.push(aggregate.pubKey);
+      touched.push(key);
     }
     return touched;
   }
 
   /** Subtract everything apply added for `tx` (all its observations still attached). */
   evict(tx) {
-    const matches = this.matchStatic(tx);
+    const matches = matchStatic(tx);
     for (let i = 0; i < tx.observations.length; i++) {
-      if (!this.seenPath(tx.observations, i)) this.matchPath(tx.observations[i].path, matches);
+      if (!seenPath(tx.observations, i)) matchPath(tx.observations[i].path, matches);
     }
     const touched = [];
-    for (let m = 0; m < matches.aggregates.length; m++) {
-      const aggregate = matches.aggregates[m];
+    for (let m = 0; m < matches.keys.length; m++) {
+      const key = matches.keys[m];
+      const aggregate = this.aggregates.get(key);
+      if (!aggregate) continue;
       for (const observation of tx.observations) this.addObservation(aggregate, tx, observation, -1);
       this.addTransmission(aggregate, tx, matches.flags[m], -1);
-      touched.push(aggregate.pubKey);
+      if (aggregate.packets === 0) {
+        this.aggregates.delete(key);
+        this.charge(-(AGGREGATE_BYTES + entryBytes(key)));
+      }
+      touched.push(key);
     }
     return touched;
   }
 
-  /** Is observations[i].path the same object as an earlier one's (already matched)? */
-  seenPath(observations, i) {
-    const path = observations[i].path;
-    for (let j = 0; j < i; j++) if (observations[j].path === path) return true;
-    return false;
-  }
-
-  /** Nodes matched by the transmission itself: advert key, src and dest hashes. */
-  matchStatic(tx) {
-    const matches = new Matches();
-    if (tx.advert !== null) {
-      const aggregate = this.aggregates.get(tx.advert.pubKey);
-      if (aggregate) matches.add(aggregate, MATCHED);
+  aggregateFor(key) {
+    let aggregate = this.aggregates.get(key);
+    if (!aggregate) {
+      aggregate = emptyAggregate(key);
+      this.aggregates.set(key, aggregate);
+      this.charge(AGGREGATE_BYTES + entryBytes(key));
     }
-    if (tx.srcHash !== null) this.matchPrefix(tx.srcHash, matches, MATCHED);
-    if (tx.destHash !== null && tx.destHash !== tx.srcHash) this.matchPrefix(tx.destHash, matches, MATCHED);
-    return matches;
+    return aggregate;
   }
 
-  matchPath(path, matches) {
-    for (let i = 0; i < path.length; i++) this.matchPrefix(path[i], matches, MATCHED | HOP);
-    return matches;
-  }
-
-  matchPrefix(prefix, matches, flags) {
-    const candidates = this.byFirstByte.get(prefix.length === 2 ? prefix : prefix.slice(0, 2));
-    if (!candidates) return;
-    for (let i = 0; i < candidates.length; i++) {
-      const aggregate = candidates[i];
-      if (prefix.length > 2 && !aggregate.pubKey.startsWith(prefix)) continue;
-      matches.add(aggregate, flags);
-    }
-  }
-
-  /**
-   * Start tracking nodes the store learned since the last call (normally the one whose first
-   * advert is `tx`), back-filling them from the store's indexes with every transmission this
-   * tracker has already applied (seq below `seq`).
-   */
-  nodesLearned(store, seq) {
-    const touched = [];
-    if (this.aggregates.size === store.nodes.size) return touched;
-    for (const pubKey of store.nodes.keys()) {
-      if (this.aggregates.has(pubKey)) continue;
-      const aggregate = emptyAggregate(pubKey);
-      this.aggregates.set(pubKey, aggregate);
-      const firstByte = pubKey.slice(0, 2);
-      if (!this.byFirstByte.has(firstByte)) this.byFirstByte.set(firstByte, []);
-      this.byFirstByte.get(firstByte).push(aggregate);
-      forEachTransmissionOfNode(store, pubKey, -Infinity, (old) => {
-        if (old.seq >= seq) return false;
-        const flags = matchFlagsFor(aggregate, old);
-        this.addTransmission(aggregate, old, flags, 1);
-        for (const observation of old.observations) this.addObservation(aggregate, old, observation, 1);
-        return true;
-      });
-      touched.push(pubKey);
-    }
-    return touched;
+  charge(bytes) {
+    if (this.part) this.part.add(bytes);
   }
 
   addTransmission(aggregate, tx, flags, sign) {
@@ -431,12 +406,14 @@ class NodeTracker {
     if (day.packets === 0) {
       aggregate.days.delete(dayStart(tx.time));
       aggregate.cachedDayStart = NaN;
+      this.charge(-DAY_BYTES);
     }
     const hour = this.hourOf(aggregate, tx);
     if (sign > 0) addTime(hour, tx.time);
     else if (removeOldestTime(hour) === 0) {
       aggregate.hours.delete(hourBucket(tx.time));
       aggregate.cachedHourStart = NaN;
+      this.charge(-HOUR_BYTES);
     }
   }
 
@@ -452,6 +429,7 @@ class NodeTracker {
     if (!perObserver) {
       perObserver = { count: 0, snrSum: 0, snrCount: 0, rssiSum: 0, rssiCount: 0 };
       day.observers.set(observer, perObserver);
+      this.charge(OBSERVER_SUMS_BYTES);
     }
     perObserver.count += sign;
     if (snr !== null) {
@@ -472,9 +450,12 @@ class NodeTracker {
       perObserver.rssiSum += sign * rssi;
       perObserver.rssiCount += sign;
     }
-    if (perObserver.count === 0) day.observers.delete(observer);
-    const peers = adjacentPeers(aggregate, tx, observation.path, scratchPeers);
-    for (let i = 0; i < peers.length; i++) bump(day.peers, peers[i], sign);
+    if (perObserver.count === 0) {
+      day.observers.delete(observer);
+      this.charge(-OBSERVER_SUMS_BYTES);
+    }
+    const peers = adjacentPeers(aggregate.key, tx, observation.path, scratchPeers);
+    for (let i = 0; i < peers.length; i++) countIn(day.peers, peers[i], sign, this.part);
   }
 
   dayOf(aggregate, tx) {
@@ -484,6 +465,7 @@ class NodeTracker {
     if (!day) {
       day = newDayBucket();
       aggregate.days.set(start, day);
+      this.charge(DAY_BYTES);
     }
     aggregate.cachedDayStart = start;
     aggregate.cachedDay = day;
@@ -497,11 +479,33 @@ class NodeTracker {
     if (!hour) {
       hour = newHourBucket();
       aggregate.hours.set(start, hour);
+      this.charge(HOUR_BYTES);
     }
     aggregate.cachedHourStart = start;
     aggregate.cachedHour = hour;
     return hour;
   }
+}
+
+/** Is observations[i].path the same object as an earlier one's (already matched)? */
+function seenPath(observations, i) {
+  const path = observations[i].path;
+  for (let j = 0; j < i; j++) if (observations[j].path === path) return true;
+  return false;
+}
+
+/** Keys named by the transmission itself: advert key, src and dest hashes. */
+function matchStatic(tx) {
+  const matches = new Matches();
+  if (tx.advert !== null) matches.add(tx.advert.pubKey, MATCHED);
+  if (tx.srcHash !== null) matches.add(tx.srcHash, MATCHED);
+  if (tx.destHash !== null) matches.add(tx.destHash, MATCHED);
+  return matches;
+}
+
+function matchPath(path, matches) {
+  for (let i = 0; i < path.length; i++) matches.add(path[i], MATCHED | HOP);
+  return matches;
 }
 
 const trackers = new WeakMap(); // store -> its NodeTracker
@@ -510,18 +514,10 @@ const trackers = new WeakMap(); // store -> its NodeTracker
 function sharedTracker(store) {
   let tracker = trackers.get(store);
   if (!tracker) {
-    tracker = new NodeTracker();
+    tracker = new NodeTracker(store);
     trackers.set(store, tracker);
   }
   return tracker;
-}
-
-/** How one transmission matches one node (for back-fill): always MATCHED, plus HOP if relayed. */
-function matchFlagsFor(aggregate, tx) {
-  for (const observation of tx.observations) {
-    for (const hop of observation.path) if (isOwnPrefix(aggregate, hop)) return MATCHED | HOP;
-  }
-  return MATCHED;
 }
 
 /** The store's indexes that hold a node's transmissions: its adverts and its three key prefixes. */
@@ -588,46 +584,71 @@ function prefixSharers(store, pubKey) {
   return store.resolvePrefix(pubKey.slice(0, 2)).filter((node) => node.pubKey !== pubKey);
 }
 
-/** Per-observer figures over all of a node's stored packets: observer record -> sums. */
-function observerTotals(aggregate) {
+/** Per-observer figures over a node's aggregates (all their stored packets): observer record -> sums. */
+function observerTotals(aggregates) {
   const totals = new Map();
-  for (const day of aggregate.days.values()) {
-    for (const [observer, sums] of day.observers) {
-      const total = totals.get(observer);
-      if (!total) {
-        totals.set(observer, { ...sums });
-        continue;
+  for (const aggregate of aggregates) {
+    for (const day of aggregate.days.values()) {
+      for (const [observer, sums] of day.observers) {
+        const total = totals.get(observer);
+        if (!total) {
+          totals.set(observer, { ...sums });
+          continue;
+        }
+        total.count += sums.count;
+        total.snrSum += sums.snrSum;
+        total.snrCount += sums.snrCount;
+        total.rssiSum += sums.rssiSum;
+        total.rssiCount += sums.rssiCount;
       }
-      total.count += sums.count;
-      total.snrSum += sums.snrSum;
-      total.snrCount += sums.snrCount;
-      total.rssiSum += sums.rssiSum;
-      total.rssiCount += sums.rssiCount;
     }
   }
   return totals;
 }
 
-/** Observers that heard any of a node's stored packets. */
-function observerCount(aggregate) {
-  if (aggregate.days.size === 1) return aggregate.days.values().next().value.observers.size;
+/** Observers that heard any of the aggregates' stored packets. */
+function observerCount(aggregates) {
+  if (aggregates.length === 1 && aggregates[0].days.size === 1) return aggregates[0].days.values().next().value.observers.size;
   const observers = new Set();
-  for (const day of aggregate.days.values()) for (const observer of day.observers.keys()) observers.add(observer);
+  for (const aggregate of aggregates) {
+    for (const day of aggregate.days.values()) for (const observer of day.observers.keys()) observers.add(observer);
+  }
   return observers.size;
 }
 
-/** The health figures shown for one node by `node` and `bulkHealth`. */
-function healthSummary(aggregate, node, now) {
-  const today = aggregate.days.get(dayStart(now));
+/** Sums of a node's aggregates: { packets, relayed, hopsSum, snrSum, snrCount, rssiSum, rssiCount }. */
+function sumAggregates(aggregates) {
+  const total = { packets: 0, relayed: 0, hopsSum: 0, snrSum: 0, snrCount: 0, rssiSum: 0, rssiCount: 0 };
+  for (const aggregate of aggregates) {
+    total.packets += aggregate.packets;
+    total.relayed += aggregate.relayed;
+    total.hopsSum += aggregate.hopsSum;
+    total.snrSum += aggregate.snrSum;
+    total.snrCount += aggregate.snrCount;
+    total.rssiSum += aggregate.rssiSum;
+    total.rssiCount += aggregate.rssiCount;
+  }
+  return total;
+}
+
+/** The health figures shown for one node by `node` and `bulkHealth`, from its aggregates. */
+function healthSummary(aggregates, node, now) {
+  const todayStart = dayStart(now);
+  let packetsToday = 0;
+  for (const aggregate of aggregates) {
+    const today = aggregate.days.get(todayStart);
+    if (today) packetsToday += today.packets;
+  }
+  const total = sumAggregates(aggregates);
   return {
     status: nodeStatus(node, now),
     lastHeard: node.lastSeen,
-    observerCount: observerCount(aggregate),
-    packets: aggregate.packets,
-    packetsToday: today ? today.packets : 0,
-    meanSnr: mean(aggregate.snrSum, aggregate.snrCount),
-    meanRssi: mean(aggregate.rssiSum, aggregate.rssiCount),
-    meanHops: mean(aggregate.hopsSum, aggregate.packets),
+    observerCount: observerCount(aggregates),
+    packets: total.packets,
+    packetsToday,
+    meanSnr: mean(total.snrSum, total.snrCount),
+    meanRssi: mean(total.rssiSum, total.rssiCount),
+    meanHops: mean(total.hopsSum, total.packets),
   };
 }
 
@@ -647,6 +668,7 @@ module.exports = {
   forEachTransmissionOfNode,
   recentTransmissionsOfNode,
   healthSummary,
+  sumAggregates,
   observerTotals,
   prefixSharers,
   signalGrade,

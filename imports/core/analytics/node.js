@@ -31,7 +31,7 @@
  */
 const { defineView, topEntries, hourBucket, HOUR_MS, DAY_MS } = require('./view');
 const {
-  sharedTracker, healthSummary, observerTotals, prefixSharers, signalGrade, mean, hourTimes, dayStart, HOUR_FIELD: H,
+  NodeTracker, sharedTracker, healthSummary, observerTotals, prefixSharers, signalGrade, mean, hourTimes, dayStart, HOUR_FIELD: H,
   forEachTransmissionOfNode, recentTransmissionsOfNode,
 } = require('./node-health');
 const { nodeStatus } = require('../node-status');
@@ -91,15 +91,18 @@ function readHourTimes(store, pubKey, start) {
 }
 
 /**
- * Longest time without a packet in [windowStart, now]: the gaps from the window start to the
- * first packet, between consecutive packets, and from the last packet to now (the first
- * longest one in time). `hours` are the window's non-empty hour buckets, oldest first.
+ * Longest time without a packet in [from, now]: the gaps from `from` to the first packet,
+ * between consecutive packets, and from the last packet to now (the first longest one in time).
+ * `hours` are the non-empty hours from `from` on, oldest first: [start, buckets], one bucket
+ * per key aggregate that has packets in that hour. An hour held by one exact bucket gives its
+ * times directly; one shared by several keys is re-read from the store's indexes (each packet
+ * once), since the union of their times is not in the summaries.
  */
-function longestSilence(store, pubKey, hours, windowStart, now) {
-  let previous = windowStart;
-  let longest = { ms: 0, from: windowStart, to: windowStart };
-  for (const [start, hour] of hours) {
-    const times = hour[H.EXACT] ? hourTimes(hour) : readHourTimes(store, pubKey, start);
+function longestSilence(store, pubKey, hours, from, now) {
+  let previous = from;
+  let longest = { ms: 0, from, to: from };
+  for (const [start, buckets] of hours) {
+    const times = buckets.length === 1 && buckets[0][H.EXACT] ? hourTimes(buckets[0]) : readHourTimes(store, pubKey, start);
     if (times.first - previous > longest.ms) longest = { ms: times.first - previous, from: previous, to: times.first };
     if (times.maxGap > longest.ms) longest = { ms: times.maxGap, from: times.maxGapEnd - times.maxGap, to: times.maxGapEnd };
     previous = times.last;
@@ -108,12 +111,16 @@ function longestSilence(store, pubKey, hours, windowStart, now) {
   return longest;
 }
 
-function windowAnalytics(store, aggregate, days, now) {
+function windowAnalytics(store, aggregates, node, days, now) {
   const today = dayStart(now);
   const windowStart = today - (days - 1) * DAY_MS;
   const windowEnd = today + DAY_MS;
   const currentHour = hourBucket(now);
-  const elapsedHours = (currentHour - windowStart) / HOUR_MS + 1;
+  // Availability and silence count from when the node was first heard: hours before it existed
+  // (or before this server heard it) are not silence.
+  const heardFrom = Math.min(Math.max(windowStart, node.firstSeen), now);
+  const firstHour = hourBucket(heardFrom);
+  const elapsedHours = (currentHour - firstHour) / HOUR_MS + 1;
   let packets = 0;
   let relayed = 0;
   let snrSum = 0;
@@ -123,7 +130,7 @@ function windowAnalytics(store, aggregate, days, now) {
   const types = new Array(16).fill(0);
   const observers = new Map();
   const peers = new Map();
-  for (let start = windowStart; start < windowEnd; start += DAY_MS) {
+  for (let start = windowStart; start < windowEnd; start += DAY_MS) for (const aggregate of aggregates) {
     const day = aggregate.days.get(start);
     if (!day) continue;
     packets += day.packets;
@@ -142,14 +149,25 @@ function windowAnalytics(store, aggregate, days, now) {
   const heatmap = Array.from({ length: 7 }, () => new Array(24).fill(0));
   const hours = [];
   for (let start = windowStart; start < windowEnd; start += HOUR_MS) {
-    const hour = aggregate.hours.get(start);
-    if (!hour) continue;
-    if (start <= currentHour) activeHours++;
-    hours.push([start, hour]);
-    hourlyActivity.push({ hour: start, packets: hour[H.PACKETS] });
-    if (hour[H.SNR_COUNT] > 0) snrTrend.push({ hour: start, meanSnr: hour[H.SNR_SUM] / hour[H.SNR_COUNT] });
+    const buckets = [];
+    let hourPackets = 0;
+    let snrHourSum = 0;
+    let snrHourCount = 0;
+    for (const aggregate of aggregates) {
+      const hour = aggregate.hours.get(start);
+      if (!hour) continue;
+      buckets.push(hour);
+      hourPackets += hour[H.PACKETS];
+      snrHourSum += hour[H.SNR_SUM];
+      snrHourCount += hour[H.SNR_COUNT];
+    }
+    if (buckets.length === 0) continue;
+    if (start <= currentHour && start >= firstHour) activeHours++;
+    if (start + HOUR_MS > heardFrom) hours.push([start, buckets]);
+    hourlyActivity.push({ hour: start, packets: hourPackets });
+    if (snrHourCount > 0) snrTrend.push({ hour: start, meanSnr: snrHourSum / snrHourCount });
     const day = Math.floor(start / DAY_MS);
-    heatmap[(day + EPOCH_WEEKDAY) % 7][(start - day * DAY_MS) / HOUR_MS] += hour[H.PACKETS];
+    heatmap[(day + EPOCH_WEEKDAY) % 7][(start - day * DAY_MS) / HOUR_MS] += hourPackets;
   }
   const packetTypes = {};
   types.forEach((count, type) => {
@@ -179,8 +197,9 @@ function windowAnalytics(store, aggregate, days, now) {
     topPeers,
     heatmap,
     activeHours,
+    heardFrom,
     availabilityPct: (100 * activeHours) / elapsedHours,
-    longestSilence: longestSilence(store, aggregate.pubKey, hours, windowStart, now),
+    longestSilence: longestSilence(store, node.pubKey, hours, heardFrom, now),
     snrMean,
     snrStdDev,
     signalGrade: signalGrade(snrMean, snrStdDev),
@@ -201,11 +220,12 @@ module.exports = defineView({
   createState: (store) => ({ tracker: sharedTracker(store) }),
   apply: (state, tx, observation, store) => scopeList(state.tracker.applyFor(state, tx, observation, store)),
   evict: (state, tx) => scopeList(state.tracker.evictFor(state, tx)),
-  scopeOf: (params) => params.pubKey,
+  // A node's figures sum its key's and its three prefixes' aggregates; adverts change its entry.
+  scopeOf: (params) => NodeTracker.keysOf(params.pubKey),
   snapshot({ tracker }, params, store, now) {
     const node = store.nodes.get(params.pubKey);
     if (!node) return { found: false };
-    const aggregate = tracker.aggregate(node.pubKey);
+    const aggregates = tracker.nodeAggregates(node.pubKey);
     const sharers = prefixSharers(store, node.pubKey).map((other) => ({ pubKey: other.pubKey, name: other.name }));
     sharers.sort((a, b) => (a.pubKey < b.pubKey ? -1 : 1));
     const advertDeque = store.byNode.get(node.pubKey);
@@ -216,7 +236,7 @@ module.exports = defineView({
         return adverts.length < ADVERT_LIMIT;
       });
     }
-    const observers = Array.from(observerTotals(aggregate), ([observer, entry]) => ({ key: observer.id, count: entry.count, entry })).sort(byCountThenKey)
+    const observers = Array.from(observerTotals(aggregates), ([observer, entry]) => ({ key: observer.id, count: entry.count, entry })).sort(byCountThenKey)
       .map(({ key, count, entry }) => ({ observer: key, count, meanSnr: mean(entry.snrSum, entry.snrCount), meanRssi: mean(entry.rssiSum, entry.rssiCount) }));
     const recentPackets = recentTransmissionsOfNode(store, node.pubKey, RECENT_LIMIT).map((tx) => ({
       hash: tx.hash, time: tx.time, payloadType: tx.payloadType, hops: tx.hopCount, snr: meanSnrOf(tx),
@@ -238,8 +258,8 @@ module.exports = defineView({
       ambiguousPrefix: sharers.length > 0,
       sharesPrefixWith: sharers,
       adverts,
-      health: { ...healthSummary(aggregate, node, now), observers, recentPackets },
-      analytics: windowAnalytics(store, aggregate, params.days, now),
+      health: { ...healthSummary(aggregates, node, now), observers, recentPackets },
+      analytics: windowAnalytics(store, aggregates, node, params.days, now),
     };
   },
 });

@@ -9,7 +9,7 @@
  * is O(nodes log nodes) whatever the number of stored packets.
  */
 const { defineView } = require('./view');
-const { sharedTracker } = require('./node-health');
+const { sharedTracker, sumAggregates } = require('./node-health');
 const { nodeStatus } = require('../node-status');
 const { ROLES } = require('../decode');
 
@@ -66,7 +66,6 @@ module.exports = defineView({
         const byName = node.name !== null && node.name.toLowerCase().includes(search);
         if (!byName && !(searchIsHex && node.pubKey.startsWith(search))) continue;
       }
-      const aggregate = tracker.aggregate(node.pubKey);
       const adverts = store.byNode.get(node.pubKey);
       rows.push({
         pubKey: node.pubKey,
@@ -77,7 +76,7 @@ module.exports = defineView({
         firstSeen: node.firstSeen,
         lastSeen: node.lastSeen,
         status,
-        packets: aggregate.packets,
+        packets: sumAggregates(tracker.nodeAggregates(node.pubKey)).packets,
         adverts: adverts ? adverts.length : 0,
       });
     }

@@ -16,7 +16,7 @@
  * observations with both SNR and RSSI, exactly, "most recent" ordered by (time, transmission
  * seq, position in the transmission's observations).
  */
-const { defineView, bump, hourBucket } = require('./view');
+const { defineView, memoryPart, bump, hourBucket } = require('./view');
 const { ValueDistribution, MeanAccumulator } = require('./aggregates');
 const { PAYLOAD_TYPES } = require('../decode');
 
@@ -31,8 +31,9 @@ function scatterOrder(a, b) {
   return a.time - b.time || a.seq - b.seq || a.index - b.index;
 }
 
-function createState() {
+function createState(store) {
   return {
+    part: memoryPart(store, 'rf'),
     transmissions: 0,
     observations: 0,
     snr: new ValueDistribution({ scale: 4, min: -128, max: 127.75 }),
@@ -112,12 +113,12 @@ function apply(state, tx, observation) {
   if (observation === tx.observations[0]) {
     state.transmissions++;
     state.size.add(tx.size);
-    bump(state.transmissionsByHour, hourBucket(tx.time));
+    bump(state.transmissionsByHour, hourBucket(tx.time), 1, state.part);
     type.transmissions++;
   }
   state.observations++;
   type.observations++;
-  bump(state.observationsByHour, hourBucket(observation.time));
+  bump(state.observationsByHour, hourBucket(observation.time), 1, state.part);
   if (observation.snr !== null) {
     state.snr.add(observation.snr);
     type.snr.add(observation.snr);
@@ -131,12 +132,12 @@ function evict(state, tx, store) {
   const type = state.byType.get(tx.payloadType);
   state.transmissions--;
   state.size.remove(tx.size);
-  bump(state.transmissionsByHour, hourBucket(tx.time), -1);
+  bump(state.transmissionsByHour, hourBucket(tx.time), -1, state.part);
   type.transmissions--;
   for (const observation of tx.observations) {
     state.observations--;
     type.observations--;
-    bump(state.observationsByHour, hourBucket(observation.time), -1);
+    bump(state.observationsByHour, hourBucket(observation.time), -1, state.part);
     if (observation.snr !== null) {
       state.snr.remove(observation.snr);
       type.snr.remove(observation.snr);

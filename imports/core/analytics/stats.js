@@ -4,7 +4,7 @@
  * hour from a binary search over the time-ordered FIFO (O(log n)); observations in the last
  * hour from per-minute counters kept with the observations.
  */
-const { defineView, bump, HOUR_MS } = require('./view');
+const { defineView, memoryPart, bump, HOUR_MS } = require('./view');
 const { nodeStatus } = require('../node-status');
 
 const MINUTE_MS = 60 * 1000;
@@ -13,13 +13,13 @@ module.exports = defineView({
   name: 'stats',
   description: 'Totals, packets in the last hour, nodes by role and status.',
   params: {},
-  createState: () => ({ observationsByMinute: new Map() }),
+  createState: (store) => ({ observationsByMinute: new Map(), part: memoryPart(store, 'stats') }),
   apply(state, tx, observation) {
-    bump(state.observationsByMinute, Math.floor(observation.time / MINUTE_MS));
+    bump(state.observationsByMinute, Math.floor(observation.time / MINUTE_MS), 1, state.part);
     return true;
   },
   evict(state, tx) {
-    for (const observation of tx.observations) bump(state.observationsByMinute, Math.floor(observation.time / MINUTE_MS), -1);
+    for (const observation of tx.observations) bump(state.observationsByMinute, Math.floor(observation.time / MINUTE_MS), -1, state.part);
     return true;
   },
   snapshot(state, params, store, now) {

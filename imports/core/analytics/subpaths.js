@@ -18,39 +18,47 @@
  * lists say which hour holds them, and only that hour of the rarest hop's transmissions
  * (store.byPrefix) is scanned, widened by the longest report delay seen (`maxLateness`).
  */
-const { defineView, ParamError, hourBucket, HOUR_MS } = require('./view');
+const { defineView, ParamError, hourBucket, HOUR_MS, memoryPart } = require('./view');
+const { BYTES } = require('../memory-account');
 const { topByCount, describePrefix } = require('./aggregates');
 
 const MIN_LENGTH = 2;
 const MAX_LENGTH = 8;
 const SUBPATH_RE = /^[0-9a-f]{2,6}(,[0-9a-f]{2,6}){1,7}$/i;
 
-function createState() {
+// A subpath entry: object, four list arrays, Map entry (its key string is charged by length).
+const ENTRY_BYTES = BYTES.object + 5 * BYTES.field + 4 * (BYTES.object + 2 * BYTES.field) + BYTES.mapEntry + BYTES.string;
+const PAIR_BYTES = 2 * BYTES.arraySlot; // one [key, count] pair in a flat list
+
+function createState(store) {
   const byLength = [];
   for (let length = 0; length <= MAX_LENGTH; length++) byLength.push(new Map()); // "a,b,c" -> entry
   // maxLateness: longest gap between a transmission's first hearing and a later report of it;
   // only ever grows, so it stays an upper bound for every stored observation.
-  return { totalPaths: 0, byLength, maxLateness: 0 };
+  return { totalPaths: 0, byLength, maxLateness: 0, part: memoryPart(store, 'subpaths') };
 }
 
 // ---- Flat [key, count, key, count, ...] lists: small, and cheaper than a Map per subpath ----
 
-function listBump(list, key, delta) {
+function listBump(list, key, delta, part) {
   for (let i = 0; i < list.length; i += 2) {
     if (list[i] !== key) continue;
     const next = list[i + 1] + delta;
-    if (next === 0) list.splice(i, 2);
-    else list[i + 1] = next;
+    if (next === 0) {
+      list.splice(i, 2);
+      if (part) part.add(-PAIR_BYTES);
+    } else list[i + 1] = next;
     return;
   }
   list.push(key, delta);
+  if (part) part.add(PAIR_BYTES);
 }
 
 /**
  * Hours stay ascending. Apply counts the current hour, at the end; evict the oldest, at the
  * front: each searches from its own end.
  */
-function hourBump(list, hour, delta) {
+function hourBump(list, hour, delta, part) {
   let i;
   if (delta < 0) {
     i = 0;
@@ -61,29 +69,36 @@ function hourBump(list, hour, delta) {
     while (i >= 0 && list[i] > hour) i -= 2;
     if (i < 0 || list[i] !== hour) {
       list.splice(i + 2, 0, hour, delta);
+      if (part) part.add(PAIR_BYTES + BYTES.heapNumber);
       return;
     }
   }
   const next = list[i + 1] + delta;
-  if (next === 0) list.splice(i, 2);
-  else list[i + 1] = next;
+  if (next === 0) {
+    list.splice(i, 2);
+    if (part) part.add(-(PAIR_BYTES + BYTES.heapNumber));
+  } else list[i + 1] = next;
 }
 
 /** Count one path in a subpath's entry; returns the entry, or null once nothing is left of it. */
 function touch(state, length, key, observerId, hour, sign) {
   const map = state.byLength[length];
   let entry = map.get(key);
+  const part = state.part;
   if (!entry) {
     entry = { count: 0, observers: [], previous: [], next: [], hours: [] };
     map.set(key, entry);
+    if (part) part.add(ENTRY_BYTES + key.length);
   }
   entry.count += sign;
   if (entry.count === 0) {
+    // What the entry's lists still hold goes with it (their pairs were charged one by one).
+    if (part) part.add(-(ENTRY_BYTES + key.length + (entry.observers.length + entry.previous.length + entry.next.length) / 2 * PAIR_BYTES + entry.hours.length / 2 * (PAIR_BYTES + BYTES.heapNumber)));
     map.delete(key);
     return null;
   }
-  listBump(entry.observers, observerId, sign);
-  hourBump(entry.hours, hour, sign);
+  listBump(entry.observers, observerId, sign, part);
+  hourBump(entry.hours, hour, sign, part);
   return entry;
 }
 
@@ -122,8 +137,8 @@ function countPath(state, tx, observation, sign) {
       } else {
         const entry = touch(state, end - start + 1, key, observerId, hour, sign);
         if (entry) {
-          listBump(entry.previous, before, sign);
-          listBump(entry.next, after, sign);
+          listBump(entry.previous, before, sign, state.part);
+          listBump(entry.next, after, sign, state.part);
         }
       }
     }
@@ -132,8 +147,8 @@ function countPath(state, tx, observation, sign) {
     for (const [key, group] of groups) {
       const entry = touch(state, group.length, key, observerId, hour, sign);
       if (!entry) continue;
-      for (const hop of group.previous) listBump(entry.previous, hop, sign);
-      for (const hop of group.next) listBump(entry.next, hop, sign);
+      for (const hop of group.previous) listBump(entry.previous, hop, sign, state.part);
+      for (const hop of group.next) listBump(entry.next, hop, sign, state.part);
     }
   }
   return true;

@@ -10,7 +10,8 @@
  * three observers counts three times). Pairs are ordered as the packet travelled: "a,b" means
  * b repeated what a sent. All figures are exact.
  */
-const { defineView, bump } = require('./view');
+const { defineView, bump, memoryPart } = require('./view');
+const { BYTES } = require('../memory-account');
 const { MeanAccumulator, topByCount, describePrefix } = require('./aggregates');
 
 const TRACE = 9;
@@ -18,7 +19,10 @@ const MAX_HOPS = 63; // 6-bit hop count in the path-length byte
 const TOP_REPEATERS = 20;
 const TOP_PAIRS = 15;
 
-function createState() {
+// One observer's reach entry: the object, its histogram and its hops Map.
+const REACH_BYTES = BYTES.object + 4 * BYTES.field + 64 + (MAX_HOPS + 1) * 8 + BYTES.object + BYTES.mapEntry;
+
+function createState(store) {
   const snrByHops = [];
   for (let hops = 0; hops <= MAX_HOPS; hops++) snrByHops.push(new MeanAccumulator(4));
   return {
@@ -29,6 +33,7 @@ function createState() {
     hopCounts: new Map(), // hop hash -> appearances
     pairCounts: new Map(), // "a,b" -> appearances
     observers: new Map(), // observer id -> { observer, observations, hopHistogram, hops: Map hop -> appearances }
+    part: memoryPart(store, 'topology'),
   };
 }
 
@@ -43,15 +48,19 @@ function count(state, observation, sign) {
   if (!reach) {
     reach = { observer: observation.observer, observations: 0, hopHistogram: new Float64Array(MAX_HOPS + 1), hops: new Map() };
     state.observers.set(observation.observer.id, reach);
+    if (state.part) state.part.add(REACH_BYTES);
   }
   reach.observations += sign;
   reach.hopHistogram[hops] += sign;
   for (let i = 0; i < path.length; i++) {
-    bump(state.hopCounts, path[i], sign);
-    bump(reach.hops, path[i], sign);
-    if (i > 0) bump(state.pairCounts, `${path[i - 1]},${path[i]}`, sign);
+    bump(state.hopCounts, path[i], sign, state.part);
+    bump(reach.hops, path[i], sign, state.part);
+    if (i > 0) bump(state.pairCounts, `${path[i - 1]},${path[i]}`, sign, state.part);
   }
-  if (reach.observations === 0) state.observers.delete(observation.observer.id);
+  if (reach.observations === 0) {
+    state.observers.delete(observation.observer.id);
+    if (state.part) state.part.add(-REACH_BYTES);
+  }
 }
 
 function apply(state, tx, observation) {

@@ -12,12 +12,17 @@
  *   evict        (state, tx, store) -> same; called once when a transmission leaves the store,
  *                with all its observations still attached. Must undo exactly what apply did.
  *   snapshot     (state, params, store, now) -> plain JSON for clients. Must not mutate state.
- *   scopeOf      optional (params) -> the scope key a snapshot with these params depends on.
+ *   scopeOf      optional (params) -> the scope key (or array of keys) a snapshot with these
+ *                params depends on.
  *
  * An instance (from `create(store)`) carries `version`, bumped on every change, and per-scope
  * versions, so that a subscriber can tell whether its snapshot may have changed
  * (`versionFor(params)`) without recomputing it.
  */
+
+const { countIn } = require('../memory-account');
+
+const MAX_SCOPES = 50000;
 
 class ParamError extends Error {
   constructor(view, key, message) {
@@ -109,14 +114,26 @@ function defineView(definition) {
           if (!scopeOf) return instance.version;
           const scope = scopeOf(normalizeParams(name, spec, rawParams));
           if (scope === null || scope === undefined) return instance.version;
-          return scopeVersions.get(scope) || 0;
+          if (!Array.isArray(scope)) return Math.max(scopeFloor, scopeVersions.get(scope) || 0);
+          // Several scopes (a node's key and prefixes): the newest change among them.
+          let version = scopeFloor;
+          for (const key of scope) version = Math.max(version, scopeVersions.get(key) || 0);
+          return version;
         },
       };
+      // Scope versions are a hint (a subscriber recomputes when its scope's version moved), so
+      // their Map is bounded: once it holds MAX_SCOPES keys it is cleared and every scope's
+      // version floors at the current one (each subscriber recomputes once; nothing is missed).
+      let scopeFloor = 0;
       function record(changed) {
         if (!changed) return;
         instance.version++;
         if (Array.isArray(changed)) {
-          for (const scope of changed) scopeVersions.set(scope, instance.version);
+          if (scopeVersions.size > MAX_SCOPES) {
+            scopeVersions.clear();
+            scopeFloor = instance.version;
+          }
+          for (let i = 0; i < changed.length; i++) scopeVersions.set(changed[i], instance.version);
         }
       }
       return instance;
@@ -126,12 +143,17 @@ function defineView(definition) {
 
 // ---- Small helpers shared by several views ----------------------------------------------
 
-/** Increment (delta +1) or decrement (delta -1) a counter in a Map, deleting at zero. */
-function bump(map, key, delta = 1) {
-  const next = (map.get(key) || 0) + delta;
-  if (next === 0) map.delete(key);
-  else map.set(key, next);
-  return next;
+/**
+ * Increment (delta +1) or decrement (delta -1) a counter in a Map, deleting at zero. With a
+ * memory-account `part`, a new entry is charged to it and a deleted one refunded.
+ */
+function bump(map, key, delta = 1, part = null) {
+  return countIn(map, key, delta, part);
+}
+
+/** The memory-account part of a view's state (see memory-account.js); null for a bare state. */
+function memoryPart(store, name) {
+  return store && store.memory ? store.memory.part(name) : null;
 }
 
 /** Top `limit` entries of a Map key -> count, by count then key (deterministic). */
@@ -148,4 +170,4 @@ function hourBucket(time) {
   return Math.floor(time / HOUR_MS) * HOUR_MS;
 }
 
-module.exports = { defineView, normalizeParams, paramsKey, ParamError, bump, topEntries, hourBucket, HOUR_MS, DAY_MS };
+module.exports = { defineView, memoryPart, normalizeParams, paramsKey, ParamError, bump, topEntries, hourBucket, HOUR_MS, DAY_MS };

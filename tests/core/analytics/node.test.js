@@ -14,16 +14,24 @@ const DAY = 24 * HOUR;
 const average = (values) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : null);
 const byCountThenKey = (a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1);
 
+/** Does a transmission name `key` (advert key, src or dest hash, or a hop of any observed path)? */
+function namesKey(tx, key) {
+  return (tx.advert !== null && tx.advert.pubKey === key) || tx.srcHash === key || tx.destHash === key
+    || tx.observations.some((o) => o.path.includes(key));
+}
+
 /** Brute force, straight from the definitions, over every stored transmission. */
 function bruteNode(store, params, now) {
   const node = store.nodes.get(params.pubKey);
   if (!node) return { found: false };
   const pubKey = node.pubKey;
-  const own = [pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6)];
-  const isOwn = (prefix) => own.includes(prefix);
+  // Per-key definition (node-health.js): a node's figures sum those of its keys (public key,
+  // 1-, 2- and 3-byte prefixes); a transmission counts once per key that it names.
+  const keys = [pubKey, pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6)];
   const all = store.transmissions();
-  const txs = all.filter((tx) => (tx.advert && tx.advert.pubKey === pubKey) || isOwn(tx.srcHash) || isOwn(tx.destHash)
-    || tx.observations.some((o) => o.path.some(isOwn)));
+  const keyTxs = keys.map((key) => [key, all.filter((tx) => namesKey(tx, key))]);
+  const txs = keyTxs.flatMap(([, list]) => list); // with a repeat per key
+  const union = all.filter((tx) => keys.some((key) => namesKey(tx, key)));
   const snrs = (list) => list.filter((o) => o.snr !== null).map((o) => o.snr);
   const observationsOf = (list) => list.flatMap((tx) => tx.observations);
 
@@ -53,14 +61,18 @@ function bruteNode(store, params, now) {
     meanHops: average(txs.map((tx) => tx.hopCount)),
     observers: Array.from(perObserver).map(([id, list]) => [id, list.length, list]).sort(byCountThenKey)
       .map(([id, count, list]) => ({ observer: id, count, meanSnr: average(snrs(list)), meanRssi: average(list.filter((o) => o.rssi !== null).map((o) => o.rssi)) })),
-    recentPackets: txs.slice(-10).reverse().map((tx) => ({ hash: tx.hash, time: tx.time, payloadType: tx.payloadType, hops: tx.hopCount, snr: average(snrs(tx.observations)) })),
+    recentPackets: union.slice(-10).reverse().map((tx) => ({ hash: tx.hash, time: tx.time, payloadType: tx.payloadType, hops: tx.hopCount, snr: average(snrs(tx.observations)) })),
   };
 
   // Window: the last `days` UTC calendar days, today included.
   const today = Math.floor(now / DAY) * DAY;
   const windowStart = today - (params.days - 1) * DAY;
   const currentHour = Math.floor(now / HOUR) * HOUR;
-  const inWindow = txs.filter((tx) => tx.time >= windowStart && tx.time < today + DAY);
+  const inWindowOf = (list) => list.filter((tx) => tx.time >= windowStart && tx.time < today + DAY);
+  const inWindow = inWindowOf(txs);
+  // Availability and silence count from the node's first hearing, not from the window start.
+  const heardFrom = Math.min(Math.max(windowStart, node.firstSeen), now);
+  const firstHour = Math.floor(heardFrom / HOUR) * HOUR;
   const hours = new Map();
   for (const tx of inWindow) {
     const hour = Math.floor(tx.time / HOUR) * HOUR;
@@ -78,30 +90,34 @@ function bruteNode(store, params, now) {
   const hopDistribution = { 0: 0, 1: 0, 2: 0, 3: 0, '4+': 0 };
   for (const tx of inWindow) hopDistribution[tx.hopCount >= 4 ? '4+' : String(tx.hopCount)]++;
   const peers = new Map();
-  for (const tx of inWindow) {
-    const origin = (tx.advert && tx.advert.pubKey === pubKey) || isOwn(tx.srcHash);
-    for (const o of tx.observations) {
-      const adjacent = new Set();
-      o.path.forEach((hop, i) => {
-        if (!isOwn(hop)) return;
-        if (i > 0 && !isOwn(o.path[i - 1])) adjacent.add(o.path[i - 1]);
-        if (i < o.path.length - 1 && !isOwn(o.path[i + 1])) adjacent.add(o.path[i + 1]);
-      });
-      if (origin && o.path.length && !isOwn(o.path[0])) adjacent.add(o.path[0]);
-      if (isOwn(tx.srcHash) && tx.destHash && !isOwn(tx.destHash)) adjacent.add(tx.destHash);
-      if (isOwn(tx.destHash) && tx.srcHash && !isOwn(tx.srcHash)) adjacent.add(tx.srcHash);
-      for (const peer of adjacent) peers.set(peer, (peers.get(peer) || 0) + 1);
+  let relayed = 0;
+  for (const [key, list] of keyTxs) {
+    for (const tx of inWindowOf(list)) {
+      if (tx.observations.some((o) => o.path.includes(key))) relayed++;
+      const origin = (tx.advert && tx.advert.pubKey === key) || tx.srcHash === key;
+      for (const o of tx.observations) {
+        const adjacent = new Set();
+        o.path.forEach((hop, i) => {
+          if (hop !== key) return;
+          if (i > 0) adjacent.add(o.path[i - 1]);
+          if (i < o.path.length - 1) adjacent.add(o.path[i + 1]);
+        });
+        if (origin && o.path.length) adjacent.add(o.path[0]);
+        if (tx.srcHash === key && tx.destHash) adjacent.add(tx.destHash);
+        if (tx.destHash === key && tx.srcHash) adjacent.add(tx.srcHash);
+        adjacent.delete(key);
+        for (const peer of adjacent) peers.set(peer, (peers.get(peer) || 0) + 1);
+      }
     }
   }
   const heatmap = Array.from({ length: 7 }, () => new Array(24).fill(0));
   for (const tx of inWindow) heatmap[new Date(tx.time).getUTCDay()][new Date(tx.time).getUTCHours()]++;
-  const times = inWindow.map((tx) => tx.time);
-  const edges = [windowStart, ...times, now];
-  let longestSilence = { ms: 0, from: windowStart, to: windowStart };
+  const times = inWindowOf(union).map((tx) => tx.time).filter((time) => time >= heardFrom);
+  const edges = [heardFrom, ...times, now];
+  let longestSilence = { ms: 0, from: heardFrom, to: heardFrom };
   for (let i = 1; i < edges.length; i++) {
     if (edges[i] - edges[i - 1] > longestSilence.ms) longestSilence = { ms: edges[i] - edges[i - 1], from: edges[i - 1], to: edges[i] };
   }
-  const relayed = inWindow.filter((tx) => tx.observations.some((o) => o.path.some(isOwn))).length;
   const windowSnrs = snrs(observationsOf(inWindow));
   const snrMean = average(windowSnrs);
   const snrStdDev = snrMean === null ? null : Math.sqrt(average(windowSnrs.map((x) => (x - snrMean) ** 2)));
@@ -131,8 +147,9 @@ function bruteNode(store, params, now) {
       return { peer, count, candidates: candidates.length, name: candidates.length === 1 ? candidates[0].name : null };
     }),
     heatmap,
-    activeHours: hourList.filter((hour) => hour <= currentHour).length,
-    availabilityPct: (100 * hourList.filter((hour) => hour <= currentHour).length) / ((currentHour - windowStart) / HOUR + 1),
+    activeHours: hourList.filter((hour) => hour <= currentHour && hour >= firstHour).length,
+    heardFrom,
+    availabilityPct: (100 * hourList.filter((hour) => hour <= currentHour && hour >= firstHour).length) / ((currentHour - firstHour) / HOUR + 1),
     longestSilence,
     snrMean,
     snrStdDev,

@@ -1,16 +1,9 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { checkAgainstBruteForce } = require('../../helpers/mesh');
+const { checkAgainstBruteForce, packetsOfNodeByKey: packetsOfNode } = require('../../helpers/mesh');
 const { nodeStatus } = require('../../../imports/core/node-status');
 
-/** A node's packets, straight from the definition: its adverts, or its key prefixes as src, dest or any observed hop. */
-function packetsOfNode(store, pubKey) {
-  const prefixes = [pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6)];
-  return store.transmissions().filter((tx) => (tx.advert && tx.advert.pubKey === pubKey)
-    || prefixes.includes(tx.srcHash) || prefixes.includes(tx.destHash)
-    || tx.observations.some((o) => o.path.some((hop) => prefixes.includes(hop))));
-}
 
 function bruteNodes(store, params, now) {
   const statusCounts = { active: 0, degraded: 0, silent: 0 };

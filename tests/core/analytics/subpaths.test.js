@@ -143,7 +143,7 @@ test('a subpath repeated inside one path counts once for that path', () => {
   const view = store.addView(subpaths.create(store));
   // GRP_TXT flood (header 0x15), 6 one-byte hops aa,bb,aa,bb,aa,bb, then channel hash, MAC, ciphertext.
   const raw = `1506${'aabb'.repeat(3)}11223344556677`;
-  store.ingest({ raw, observerId: 'obs1', time: 1000 });
+  store.ingest({ raw, observerId: 'obs1', time: Date.UTC(2026, 0, 1) });
   const list = view.snapshot({ limit: 100 });
   assert.equal(list.totalPaths, 1);
   assert.deepEqual(list.subpaths.find((row) => row.subpath === 'aa,bb').count, 1);
