@@ -11,21 +11,65 @@
  *
  * Reconnects use our own exponential backoff (mqtt's fixed `reconnectPeriod` is turned off):
  * after a connection closes, wait minMs, then 2x, 4x ... up to maxMs, reset on a good connect.
+ *
+ * Sessions. `session: 'clean'` (default) starts afresh on every connect: whatever the broker
+ * received while we were away is lost to us. `session: 'persistent'` connects with a stable
+ * client id, `clean: false` and QoS 1, so the broker queues our messages while we are away or
+ * behind and delivers them on reconnect (what the broker must be configured for: README "Ingest").
+ *
+ * Back-pressure. When the ingest queue holds more than `highWater` reports, the next message's
+ * handling (and its PUBACK) waits until the queue has drained: TCP then pushes back on the
+ * broker, which queues for us instead of MeshPulse dropping on a full queue.
+ *
+ * Secrets (passwords, credentials inside the URL, TLS keys) never reach stats or logs: the URL
+ * is split into credentials + a clean URL before connecting, and everything printed goes
+ * through imports/core/redact.js.
  */
+const crypto = require('crypto');
+const fs = require('fs');
+const os = require('os');
 const mqtt = require('mqtt');
 const { parseTopic, parseStatusMessage } = require('../core/observer-message');
 const { resolveLog } = require('../core/log');
+const { createRedactor, splitCredentials } = require('../core/redact');
 
 /** Every broker option and its default (per broker entry in `brokers`). */
 const BROKER_DEFAULTS = Object.freeze({
-  url: null, // mqtt://, mqtts://, ws://, wss://
-  username: undefined,
-  password: undefined,
-  clientId: null, // default: meshpulse-<random>
+  // mqtt://, mqtts://, ws://, wss://. Credentials may be written in it (user:password@host);
+  // everything up to the last `@` is the user-info, so `#`, `/`, `?` in a password need no escaping.
+  url: null,
+  username: undefined, // wins over the URL's user name
+  password: undefined, // wins over the URL's password
+  // 'clean': a fresh session per connect (messages sent while we are away are lost to us).
+  // 'persistent': stable client id, clean: false, QoS 1: the broker keeps our messages.
+  session: 'clean',
+  // clean session: meshpulse-<random>. persistent: meshpulse-<hash of host name, url, user,
+  // topics>, stable across restarts; set it yourself when several instances share a host.
+  clientId: null,
   topics: Object.freeze(['meshcore/+/+/packets', 'meshcore/+/+/status']),
   regions: null, // only messages whose topic region is listed (case-insensitive); null = all
-  qos: 0,
+  qos: null, // null: 0 with a clean session, 1 with a persistent one
+  // TLS for mqtts:// and wss://: { ca, cert, key, passphrase, rejectUnauthorized: true, servername };
+  // ca, cert and key are PEM text or a file path.
+  tls: null,
+  // Read the broker's own counters from $SYS (mosquitto: messages dropped, version) when allowed.
+  sys: true,
+  // Queue depth (waiting reports) above which we stop reading from this broker until it drains.
+  highWater: 20000,
+  keepaliveSeconds: 60,
 });
+
+// The $SYS topics we read (mosquitto names; other brokers publish other names or none).
+const SYS_TOPICS = Object.freeze({
+  dropped: '$SYS/broker/publish/messages/dropped',
+  version: '$SYS/broker/version',
+});
+
+// Back-pressure is checked once per this many messages (queue stats are not free).
+const BACKPRESSURE_CHECK_EVERY = 128;
+
+// Messages per second are averaged over this many seconds.
+const RATE_WINDOW_SECONDS = 10;
 
 /** Reconnect backoff (shared by all brokers unless given per broker as `reconnect`). */
 const RECONNECT_DEFAULTS = Object.freeze({
@@ -42,16 +86,60 @@ const MAX_OBSERVER_STATUSES = 10000;
 // Longest status `body` value we keep per field (observers send firmware strings, radio params).
 const STATUS_FIELD_MAX = 200;
 
-/** The broker URL without credentials, for stats and logs. */
-function safeUrl(url) {
+/** Messages per second over the last `seconds` seconds: one slot per second, fixed memory. */
+function createRate(seconds, now) {
+  const counts = new Float64Array(seconds);
+  const slots = new Float64Array(seconds).fill(-1); // which second each slot holds
+  const startedAt = now();
+  return {
+    add() {
+      const second = Math.floor(now() / 1000);
+      const slot = second % seconds;
+      if (slots[slot] !== second) {
+        slots[slot] = second;
+        counts[slot] = 0;
+      }
+      counts[slot]++;
+    },
+    perSecond() {
+      const second = Math.floor(now() / 1000);
+      let total = 0;
+      for (let i = 0; i < seconds; i++) if (slots[i] > second - seconds && slots[i] <= second) total += counts[i];
+      return Math.round((total / Math.min(seconds, Math.max(1, (now() - startedAt) / 1000))) * 10) / 10;
+    },
+  };
+}
+
+/** PEM text as is; anything else is read as a file path. */
+function readPem(value, what) {
+  if (value === null || value === undefined || value === '') return undefined;
+  if (Buffer.isBuffer(value) || /-----BEGIN /.test(value)) return value;
   try {
-    const parsed = new URL(url);
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.toString().replace(/\/$/, '');
-  } catch {
-    return String(url);
+    return fs.readFileSync(value);
+  } catch (err) {
+    throw new TypeError(`createMqttSources: ${what} could not be read (${err.code || err.message})`);
   }
+}
+
+/** mqtt.js TLS options from our `tls` setting. */
+function tlsOptions(tls, index) {
+  if (!tls) return {};
+  const where = `brokers[${index}].tls`;
+  const out = {
+    ca: readPem(tls.ca, `${where}.ca`),
+    cert: readPem(tls.cert, `${where}.cert`),
+    key: readPem(tls.key, `${where}.key`),
+    passphrase: tls.passphrase || undefined,
+    rejectUnauthorized: tls.rejectUnauthorized !== false,
+    servername: tls.servername || undefined,
+  };
+  return Object.fromEntries(Object.entries(out).filter(([, value]) => value !== undefined));
+}
+
+/** A client id that stays the same across restarts of this instance, for persistent sessions. */
+function stableClientId(url, username, topics) {
+  const hash = crypto.createHash('sha256').update([os.hostname(), url, username || '', topics.join(',')].join('|')).digest('hex');
+  return `meshpulse-${hash.slice(0, 12)}`;
 }
 
 /** Keep a status message's scalar fields (and nested stats) without letting one grow unbounded. */
@@ -76,16 +164,26 @@ function summariseStatusBody(body) {
  * @param {object} [options.reconnect]    see RECONNECT_DEFAULTS
  * @param {Function} [options.onStatus]   (status) after each observer status message
  * @param {object} [options.log]          { info, warn, error }; silent by default
+ * @param {object} [options.redactor]     imports/core/redact.js createRedactor(); this module adds
+ *                                        each broker's secrets to it (a private one by default)
  * @param {Function} [options.connect]    mqtt.connect replacement (tests)
  */
 function createMqttSources(options = {}) {
   const { brokers = [], pipeline, onStatus = null } = options;
   if (!pipeline || typeof pipeline.submitMessage !== 'function') throw new TypeError('createMqttSources: pipeline with submitMessage() is required');
   if (!Array.isArray(brokers)) throw new TypeError('createMqttSources: brokers must be an array');
-  const log = resolveLog(options.log);
+  const redactor = options.redactor || createRedactor();
+  // Every secret is known before anything is logged or counted.
+  for (const config of brokers) {
+    if (!config || typeof config !== 'object') continue;
+    const fromUrl = config.url ? splitCredentials(config.url) : {};
+    redactor.addSecrets([config.password, fromUrl.password, fromUrl.rawPassword, config.tls && config.tls.passphrase, config.tls && typeof config.tls.key === 'string' && /-----BEGIN /.test(config.tls.key) ? config.tls.key : null]);
+  }
+  const log = redactor.log(resolveLog(options.log));
   const connect = options.connect || mqtt.connect;
   const now = options.now || Date.now;
   const observerStatus = new Map(); // observerId -> latest status
+  const queueDepth = () => (pipeline.queue && typeof pipeline.queue.stats === 'function' ? pipeline.queue.stats().depth : 0);
   let stopped = false;
 
   const sources = brokers.map((config, index) => {
@@ -93,18 +191,35 @@ function createMqttSources(options = {}) {
     if (!broker.url) throw new TypeError(`createMqttSources: brokers[${index}].url is required`);
     if (typeof broker.topics === 'string') broker.topics = [broker.topics];
     if (!Array.isArray(broker.topics) || broker.topics.length === 0) throw new TypeError(`createMqttSources: brokers[${index}].topics must list at least one topic filter`);
+    if (broker.session !== 'clean' && broker.session !== 'persistent') throw new TypeError(`createMqttSources: brokers[${index}].session must be 'clean' or 'persistent'`);
+    const persistent = broker.session === 'persistent';
+    const qos = broker.qos === null || broker.qos === undefined ? (persistent ? 1 : 0) : Number(broker.qos);
+    if (![0, 1, 2].includes(qos)) throw new TypeError(`createMqttSources: brokers[${index}].qos must be 0, 1 or 2`);
     const reconnect = { ...RECONNECT_DEFAULTS, ...(options.reconnect || {}), ...(config.reconnect || {}) };
     const regions = Array.isArray(broker.regions) && broker.regions.length > 0 ? new Set(broker.regions.map((r) => String(r).toUpperCase())) : null;
-    const label = `mqtt:${safeUrl(broker.url)}`;
+    const credentials = splitCredentials(broker.url);
+    const connectUrl = credentials.url;
+    const username = broker.username !== undefined ? broker.username : credentials.username || undefined;
+    const password = broker.password !== undefined ? broker.password : credentials.password ?? undefined;
+    const printableUrl = redactor.url(broker.url);
+    const label = `mqtt:${printableUrl}`;
+    const clientId = broker.clientId || (persistent ? stableClientId(connectUrl, username, broker.topics) : `meshpulse-${Math.random().toString(16).slice(2, 10)}`);
+    const rate = createRate(RATE_WINDOW_SECONDS, now);
     const state = {
-      url: safeUrl(broker.url),
+      url: printableUrl,
+      clientId,
+      session: broker.session,
+      qos,
       connected: false,
       subscribed: false,
+      sessionPresent: false, // the broker still had our session at the last connect
       messages: 0,
+      messagesPerSecond: 0,
       packets: 0,
       statusMessages: 0,
       filtered: 0,
       rejected: 0,
+      backpressurePauses: 0,
       connects: 0,
       reconnects: 0,
       reconnectAttempts: 0,
@@ -112,51 +227,84 @@ function createMqttSources(options = {}) {
       lastConnectedAt: null,
       lastMessageAt: null,
       lastError: null,
+      // From the broker's $SYS topics, when it publishes them and lets us read them.
+      broker: { sys: broker.sys ? 'waiting' : 'off', version: null, droppedTotal: null, droppedSinceStart: null },
     };
+    if (persistent && qos === 0) log.warn(`mqtt: ${printableUrl}: a persistent session with qos 0 keeps nothing while we are away; use qos 1`);
     let failures = 0; // consecutive closes without a good connect, for the backoff
     let timer = null;
+    let lastDropped = null;
+    let sinceCheck = 0;
 
-    const client = connect(broker.url, {
-      username: broker.username,
-      password: broker.password,
-      clientId: broker.clientId || `meshpulse-${Math.random().toString(16).slice(2, 10)}`,
-      clean: true,
-      reconnectPeriod: 0, // we schedule reconnects ourselves (backoff)
-      resubscribe: false, // we subscribe on every 'connect'
-      connectTimeout: 10000,
-    });
+    const tls = tlsOptions(broker.tls, index); // a missing certificate file is a configuration error: throw
+    let client;
+    try {
+      client = connect(connectUrl, {
+        username,
+        password,
+        clientId,
+        clean: !persistent,
+        reconnectPeriod: 0, // we schedule reconnects ourselves (backoff)
+        resubscribe: false, // we subscribe on every 'connect'
+        connectTimeout: 10000,
+        keepalive: broker.keepaliveSeconds,
+        ...tls,
+      });
+    } catch (err) {
+      // An unusable URL must not stop the server: this broker stays down, and says why.
+      state.lastError = { message: redactor.text(err.message), code: err.code || null, at: now() };
+      log.error(`mqtt: ${printableUrl}: cannot connect: ${err.message}`);
+      return { broker, client: null, state, stop: async () => {} };
+    }
 
-    client.on('connect', () => {
+    // Back-pressure: hold this message's completion (and its PUBACK) while the queue is too deep.
+    const handleMessage = client.handleMessage.bind(client);
+    client.handleMessage = (packet, callback) => {
+      if (++sinceCheck < BACKPRESSURE_CHECK_EVERY) return handleMessage(packet, callback);
+      sinceCheck = 0;
+      if (queueDepth() <= broker.highWater) return handleMessage(packet, callback);
+      state.backpressurePauses++;
+      return Promise.resolve(pipeline.drain()).then(() => handleMessage(packet, callback), () => handleMessage(packet, callback));
+    };
+
+    client.on('connect', (connack) => {
       if (state.connects > 0) state.reconnects++;
       state.connects++;
       state.connected = true;
+      state.sessionPresent = Boolean(connack && connack.sessionPresent);
       state.lastConnectedAt = now();
       state.nextReconnectMs = null;
       failures = 0;
-      log.info(`mqtt: connected to ${state.url}`);
-      client.subscribe(broker.topics.slice(), { qos: broker.qos }, (err, granted) => {
+      log.info(`mqtt: connected to ${printableUrl} (${broker.session} session${persistent ? `, ${state.sessionPresent ? 'resumed' : 'new'}` : ''}, qos ${qos})`);
+      client.subscribe(broker.topics.slice(), { qos }, (err, granted) => {
         // The broker may refuse one filter (granted qos 128) while accepting the others.
         const refused = (granted || []).filter((grant) => grant.qos === 128).map((grant) => grant.topic);
         if (err || refused.length > 0) {
           const message = err ? err.message : `broker refused ${refused.join(', ')}`;
-          state.lastError = { message: `subscribe failed: ${message}`, at: now() };
-          log.warn(`mqtt: ${state.url}: subscribe failed: ${message}`);
+          state.lastError = { message: redactor.text(`subscribe failed: ${message}`), at: now() };
+          log.warn(`mqtt: ${printableUrl}: subscribe failed: ${message}`);
           if (err) return;
         }
         state.subscribed = client.connected;
       });
+      if (broker.sys) {
+        // Separately, so a broker that hides $SYS (ACL) costs us only these figures.
+        client.subscribe(Object.values(SYS_TOPICS), { qos: 0 }, (err, granted) => {
+          if (err || (granted || []).every((grant) => grant.qos === 128)) state.broker.sys = 'refused';
+        });
+      }
     });
 
     client.on('error', (err) => {
-      state.lastError = { message: err.message, code: err.code || null, at: now() };
-      log.warn(`mqtt: ${state.url}: ${err.message}`);
+      state.lastError = { message: redactor.text(err.message), code: err.code || null, at: now() };
+      log.warn(`mqtt: ${printableUrl}: ${err.message}`);
     });
 
     client.on('close', () => {
       const wasConnected = state.connected;
       state.connected = false;
       state.subscribed = false;
-      if (wasConnected) log.warn(`mqtt: disconnected from ${state.url}`);
+      if (wasConnected) log.warn(`mqtt: disconnected from ${printableUrl}`);
       if (stopped || timer) return;
       const base = Math.min(reconnect.maxMs, reconnect.minMs * 2 ** Math.min(failures, 30));
       const delay = Math.round(Math.min(reconnect.maxMs, base * (1 - reconnect.jitter + 2 * reconnect.jitter * Math.random())));
@@ -170,9 +318,30 @@ function createMqttSources(options = {}) {
       }, delay);
     });
 
+    function recordSys(topic, payload) {
+      const text = payload.toString('utf8', 0, Math.min(payload.length, 200));
+      state.broker.sys = 'available';
+      if (topic === SYS_TOPICS.version) {
+        state.broker.version = text;
+        return;
+      }
+      const dropped = Number(text);
+      if (topic !== SYS_TOPICS.dropped || !Number.isFinite(dropped)) return;
+      // The counter is broker-wide and restarts with the broker: sum the increases we saw.
+      const increase = lastDropped === null ? 0 : dropped >= lastDropped ? dropped - lastDropped : dropped;
+      lastDropped = dropped;
+      state.broker.droppedTotal = dropped;
+      state.broker.droppedSinceStart = (state.broker.droppedSinceStart || 0) + increase;
+    }
+
     client.on('message', (topic, payload) => {
+      if (topic.charCodeAt(0) === 36 /* $ */) {
+        recordSys(topic, payload);
+        return;
+      }
       state.messages++;
       state.lastMessageAt = now();
+      rate.add();
       const parsed = parseTopic(topic);
       if (parsed && regions && !regions.has(parsed.region.toUpperCase())) {
         state.filtered++;
@@ -199,7 +368,7 @@ function createMqttSources(options = {}) {
       state.nextReconnectMs = null;
     }
 
-    return { broker, client, state, stop };
+    return { broker, client, state, stop, rate };
   });
 
   function recordStatus(parsed, source) {
@@ -228,7 +397,8 @@ function createMqttSources(options = {}) {
   }
 
   return {
-    stats: () => sources.map((source) => ({ ...source.state, lastError: source.state.lastError && { ...source.state.lastError } })),
+    /** Per broker: connection, session kind, counters, msgs/s, broker-side drops; redacted. */
+    stats: () => sources.map((source) => redactor.deep({ ...source.state, messagesPerSecond: source.rate ? source.rate.perSecond() : 0 })),
     /** Latest status per observer, as the observers published it. */
     observerStatus: () => Array.from(observerStatus.values(), (status) => ({ ...status })),
     clients: () => sources.map((source) => source.client),
@@ -239,4 +409,4 @@ function createMqttSources(options = {}) {
   };
 }
 
-module.exports = { createMqttSources, BROKER_DEFAULTS, RECONNECT_DEFAULTS };
+module.exports = { createMqttSources, BROKER_DEFAULTS, RECONNECT_DEFAULTS, SYS_TOPICS, stableClientId };

@@ -20,12 +20,16 @@ import { registerViewMethods } from '/imports/api/views/methods';
 import { registerRateLimits } from '/imports/api/views/rate-limits';
 import { registerRestApi } from '/imports/api/views/http';
 import { startPersistence } from '/imports/api/packets/persistence';
+import { createRedactor, collectSecrets } from '/imports/core/redact';
+import { buildHealth } from '/imports/core/health';
 
-const log = {
+// Every log line and health answer goes through this; it learns the secrets from the settings.
+const redactor = createRedactor();
+const log = redactor.log({
   info: (...args) => console.log('[meshpulse]', ...args),
   warn: (...args) => console.warn('[meshpulse]', ...args),
   error: (...args) => console.error('[meshpulse]', ...args),
-};
+});
 
 function handlersOf(webApp) {
   // Meteor 3 names the Express app `handlers`; `connectHandlers` is its older alias.
@@ -34,6 +38,7 @@ function handlersOf(webApp) {
 
 Meteor.startup(async () => {
   const settings = resolveSettings(Meteor.settings, process.env);
+  redactor.addSecrets(collectSecrets(settings, process.env));
   const simulatorSettings = settings.sources.simulator;
 
   // The simulator's channels are added to the keyring so its group messages decrypt.
@@ -119,28 +124,20 @@ Meteor.startup(async () => {
     return counts;
   }
 
+  /** GET /api/health and the `perf` publication: imports/core/health.js, redacted. */
   function health() {
-    return {
-      status: 'ok',
-      generatedAt: Date.now(),
-      meteorRelease: Meteor.release,
-      store: engine.store.stats(),
-      ingest: pipeline.stats(),
-      persistence: persistence ? persistence.stats() : { enabled: false },
-      cache: cache.stats(),
-      publish: hub.stats(),
-      sessions: Meteor.server.sessions.size,
-      websocketCompression: { ...describeWebsocketCompression(process.env.SERVER_WEBSOCKET_COMPRESSION), negotiated: negotiatedCompression() },
-      asyncQueue: {
-        batchSize: process.env.METEOR_ASYNC_QUEUE_BATCH_SIZE || 'meteor default',
-        maxConcurrency: process.env.METEOR_ASYNC_QUEUE_MAX_CONCURRENT || 'meteor default',
+    return buildHealth({
+      engine, pipeline, persistence, cache, hub, metrics, simulatorFeed, mqttSources, redactor,
+      runtime: {
+        meteorRelease: Meteor.release,
+        sessions: Meteor.server.sessions.size,
+        websocketCompression: { ...describeWebsocketCompression(process.env.SERVER_WEBSOCKET_COMPRESSION), negotiated: negotiatedCompression() },
+        asyncQueue: {
+          batchSize: process.env.METEOR_ASYNC_QUEUE_BATCH_SIZE || 'meteor default',
+          maxConcurrency: process.env.METEOR_ASYNC_QUEUE_MAX_CONCURRENT || 'meteor default',
+        },
       },
-      sources: {
-        simulator: simulatorFeed ? simulatorFeed.stats() : { enabled: false },
-        mqtt: mqttSources ? mqttSources.stats() : [],
-      },
-      perf: metrics.snapshot(),
-    };
+    });
   }
 
   const viewNames = Array.from(engine.views.keys());
@@ -160,7 +157,7 @@ Meteor.startup(async () => {
   }
 
   if (settings.sources.mqtt.length) {
-    mqttSources = createMqttSources({ brokers: settings.sources.mqtt, pipeline, log });
+    mqttSources = createMqttSources({ brokers: settings.sources.mqtt, pipeline, log, redactor });
   }
   if (simulatorFeed) {
     simulatorFeed.start();
