@@ -14,7 +14,8 @@
  * Meteor is found as $METEOR_BIN, `meteor` on the PATH, or ~/.meteor/meteor.
  * MongoDB: MONGO_URL when set, else the mongod in Meteor's dev bundle (`meteor run` starts it);
  * when neither exists, one line says to set MONGO_URL.
- * Ctrl-C / SIGTERM stop Meteor and everything it started (its own process group).
+ * Ctrl-C / SIGTERM (to npm or to this script) stop Meteor and everything it started (its own
+ * process group).
  * Any other argument is passed to `meteor run` as is.
  */
 const fs = require('fs');
@@ -255,6 +256,12 @@ function main() {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGHUP', () => stop('SIGTERM'));
+  // npm runs this through `sh -c`, and a SIGTERM to npm stops that shell but not us: once our
+  // parent is gone (we are re-parented), stop Meteor as if signalled.
+  const parent = process.ppid;
+  setInterval(() => { if (process.ppid !== parent) stop('SIGTERM'); }, 1000).unref();
+  // The terminal may be gone by then: a failed write must not keep us from stopping Meteor.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
   // Whatever ends this process, leave nothing of Meteor's behind.
   process.on('exit', () => killGroup(child.pid, 'SIGKILL'));
   child.on('exit', (code, signal) => {
