@@ -258,11 +258,14 @@ function createMqttSources(options = {}) {
     }
 
     // Back-pressure: hold this message's completion (and its PUBACK) while the queue is too deep.
+    // mqtt.js reads buffered packets in a process.nextTick chain, which starves timers and I/O
+    // for as long as the broker has bytes queued; every BACKPRESSURE_CHECK_EVERY messages we
+    // also yield one event-loop turn (setImmediate), so DDP and timers keep running in a burst.
     const handleMessage = client.handleMessage.bind(client);
     client.handleMessage = (packet, callback) => {
       if (++sinceCheck < BACKPRESSURE_CHECK_EVERY) return handleMessage(packet, callback);
       sinceCheck = 0;
-      if (queueDepth() <= broker.highWater) return handleMessage(packet, callback);
+      if (queueDepth() <= broker.highWater) return setImmediate(() => handleMessage(packet, callback));
       state.backpressurePauses++;
       return Promise.resolve(pipeline.drain()).then(() => handleMessage(packet, callback), () => handleMessage(packet, callback));
     };
