@@ -10,7 +10,7 @@
  *   published  (`npm run bench:publish`, or `bench:report -- --published`) the tracked
  *              benchmarks/results/<study>.json (or -quick.json when there is no full run) ->
  *              benchmarks/<STUDY>.md, results/plots/, and the headline table between the
- *              markers in benchmarks/README.md; also CORE.md and SERVER.md.
+ *              markers in benchmarks/README.md; also CORE.md, SERVER.md and MQTT.md.
  * Every number in those files comes from the JSON: nothing is typed in.
  */
 const fs = require('fs');
@@ -379,6 +379,7 @@ const NODE_REPORTS = {
   // (their renderers end with a newline; renderAll adds one)
   core: { file: 'CORE.md', render: (source) => require('./lib/report').renderCoreReport(source.data, source.data.quick ? null : readPublished('core-quick')).replace(/\n$/, '') },
   server: { file: 'SERVER.md', render: (source) => require('./lib/report').renderServerReport(source.data).replace(/\n$/, '') },
+  mqtt: { file: 'MQTT.md', render: (source) => require('./mqtt').renderMqttReport(source.data).replace(/\n$/, '') },
 };
 
 function readPublished(stem) {
