@@ -14,6 +14,12 @@
  * Two shapes: 'document' (a view as one document, top-level fields diffed) and 'rows' (a list
  * of rows keyed by `rowKey`, sent as added/changed/removed rows — the live packet feed).
  *
+ * Sinks get a third argument, `shared`: a Map that is the SAME object for every subscriber of
+ * a group receiving the same message (one per group per tick for changes; one per group
+ * snapshot for initial documents, reused by every subscriber that joins until the next
+ * refresh). The glue memoizes its serialized DDP message there, so N subscribers cost one
+ * serialization (imports/api/ddp/shared-send.js). Sinks that ignore it work unchanged.
+ *
  * A snapshot that throws never poisons a group:
  *   - on the first subscriber, no group is created: subscribe() throws a SnapshotError;
  *   - on a tick, the group keeps its last good document (its subscribers see nothing), the
@@ -77,14 +83,15 @@ class PublishHub {
     // errors = every failed snapshot (subscribeErrors on a first subscriber + tickErrors);
     // refused = subscribers turned away because their group was failing; recoveries = failing
     // groups that computed again; sinkErrors = a subscriber's own callback threw.
-    this.counters = { ticks: 0, snapshots: 0, updates: 0, skipped: 0, deferred: 0, errors: 0, subscribeErrors: 0, tickErrors: 0, refused: 0, recoveries: 0, sinkErrors: 0 };
+    this.counters = { ticks: 0, snapshots: 0, updates: 0, initialSends: 0, skipped: 0, deferred: 0, errors: 0, subscribeErrors: 0, tickErrors: 0, refused: 0, recoveries: 0, sinkErrors: 0 };
     this.failuresByView = new Map(); // viewName -> failed snapshots, kept after groups end
     this.lastError = null; // { view, message, at }
     this.latencies = [];
   }
 
   /**
-   * Add a subscriber: `sink` = { added(id, fields), changed(id, fields), removed(id) }.
+   * Add a subscriber: `sink` = { added(id, fields, shared), changed(id, fields, shared),
+   * removed(id, shared) } (`shared`: see the top of this file).
    * Returns { id, stop() }. The first snapshot is sent before subscribe() returns.
    * Throws ParamError for bad params and SnapshotError when the view cannot compute (the caller
    * turns either into a Meteor.Error); in both cases nothing is left behind.
@@ -102,7 +109,7 @@ class PublishHub {
     }
     if (!group) {
       const minIntervalMs = Math.max(this.options.publishIntervalMs, this.options.viewIntervalMs[viewName] || 0);
-      group = { key, viewName, view, params, shape, rowKey, minIntervalMs, sinks: new Set(), version: -1, refreshedAt: 0, fields: null, rows: null, snapshot: null, failure: null, docId: paramsKey(viewName, params) };
+      group = { key, viewName, view, params, shape, rowKey, minIntervalMs, sinks: new Set(), version: -1, refreshedAt: 0, fields: null, rows: null, snapshot: null, initialShared: new Map(), failure: null, docId: paramsKey(viewName, params) };
       try {
         this.refresh(group, true);
       } catch (err) {
@@ -130,19 +137,21 @@ class PublishHub {
     };
   }
 
+  /** The current snapshot, from the group's per-snapshot cache: joining costs no recompute. */
   sendInitial(group, sink) {
+    this.counters.initialSends++;
     if (group.shape === 'document') {
-      this.deliver(group, sink, 'added', group.docId, group.snapshot);
+      this.deliver(group, sink, 'added', group.docId, group.snapshot, group.initialShared);
     } else {
-      for (const [id, row] of group.rows) this.deliver(group, sink, 'added', id, row.value);
+      for (const [id, row] of group.rows) this.deliver(group, sink, 'added', id, row.value, group.initialShared);
     }
   }
 
   /** Call one sink; a sink that throws must not keep the change from the others. */
-  deliver(group, sink, method, id, fields) {
+  deliver(group, sink, method, id, fields, shared) {
     try {
-      if (method === 'removed') sink.removed(id);
-      else sink[method](id, fields);
+      if (method === 'removed') sink.removed(id, shared);
+      else sink[method](id, fields, shared);
     } catch (err) {
       this.counters.sinkErrors++;
       if (this.options.onError) this.safeOnError(err, group);
@@ -247,10 +256,12 @@ class PublishHub {
       }
     }
     group.fields = signatures;
+    if (initial || changes > 0) group.initialShared = new Map(); // new document: new cache
     group.snapshot = snapshot;
     if (initial || changes === 0) return;
     this.counters.updates++;
-    for (const sink of group.sinks) this.deliver(group, sink, 'changed', group.docId, changed);
+    const shared = new Map();
+    for (const sink of group.sinks) this.deliver(group, sink, 'changed', group.docId, changed, shared);
   }
 
   diffRows(group, snapshot, initial) {
@@ -265,6 +276,7 @@ class PublishHub {
     }
     if (initial || !group.rows) {
       group.rows = next;
+      group.initialShared = new Map();
       return;
     }
     // Work out every change first, then commit and send: a throw midway leaves the group as it was.
@@ -285,10 +297,12 @@ class PublishHub {
       }
     }
     group.rows = next;
+    const shared = new Map();
+    if (removed.length + added.length + changed.length) group.initialShared = new Map();
     for (const sink of group.sinks) {
-      for (const id of removed) this.deliver(group, sink, 'removed', id);
-      for (const [id, value] of added) this.deliver(group, sink, 'added', id, value);
-      for (const [id, fields] of changed) this.deliver(group, sink, 'changed', id, fields);
+      for (const id of removed) this.deliver(group, sink, 'removed', id, undefined, shared);
+      for (const [id, value] of added) this.deliver(group, sink, 'added', id, value, shared);
+      for (const [id, fields] of changed) this.deliver(group, sink, 'changed', id, fields, shared);
     }
     if (removed.length + added.length + changed.length) this.counters.updates++;
   }

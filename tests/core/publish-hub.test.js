@@ -366,3 +366,46 @@ test('hostile ticks: random faults on many groups never throw, and every client 
   }
   assert.equal(hub.stats().failingGroups, 0);
 });
+
+test('subscribers of one group receive the same `shared` memo per message: one per tick for changes, one per snapshot for joiners', () => {
+  const { engine, reports, resolve } = countingEngine();
+  const hub = new PublishHub(resolve, { publishIntervalMs: 0 });
+  const seen = [];
+  const sink = () => ({ added: (id, fields, shared) => seen.push(['added', shared]), changed: (id, fields, shared) => seen.push(['changed', shared]), removed() {} });
+  for (let i = 0; i < 3; i++) hub.subscribe('stats', {}, sink());
+  const initial = seen.filter(([m]) => m === 'added').map(([, s]) => s);
+  assert.equal(initial.length, 3);
+  assert.ok(initial[0] instanceof Map);
+  assert.ok(initial.every((s) => s === initial[0]), 'joiners before the next refresh share one initial memo');
+  for (const report of reports.slice(0, 20)) engine.ingest(report);
+  hub.tick();
+  const changes = seen.filter(([m]) => m === 'changed').map(([, s]) => s);
+  assert.equal(changes.length, 3);
+  assert.ok(changes.every((s) => s === changes[0]), 'one memo per change for the whole group');
+  assert.notEqual(changes[0], initial[0]);
+  hub.subscribe('stats', {}, sink());
+  const late = seen[seen.length - 1];
+  assert.equal(late[0], 'added');
+  assert.notEqual(late[1], initial[0], 'a joiner after a change gets a fresh memo (the document moved)');
+  for (const report of reports.slice(20, 40)) engine.ingest(report);
+  hub.tick();
+  const next = seen.filter(([m]) => m === 'changed').slice(3).map(([, s]) => s);
+  assert.equal(next.length, 4);
+  assert.ok(next.every((s) => s === next[0]) && next[0] !== changes[0], 'a new tick, a new memo');
+  assert.equal(hub.stats().initialSends, 4);
+});
+
+test('rows: every subscriber gets the same memo for a tick\'s added, changed and removed rows', () => {
+  const { engine, reports, resolve } = countingEngine();
+  const hub = new PublishHub(resolve, { publishIntervalMs: 0 });
+  const memos = new Set();
+  const sink = () => ({ added: (id, f, shared) => memos.add(shared), changed: (id, f, shared) => memos.add(shared), removed: (id, shared) => memos.add(shared) });
+  for (const report of reports.slice(0, 30)) engine.ingest(report);
+  hub.subscribe('packets', { limit: 5 }, sink(), 'rows');
+  hub.subscribe('packets', { limit: 5 }, sink(), 'rows');
+  assert.equal(memos.size, 1, 'both joiners share the initial memo');
+  memos.clear();
+  for (const report of reports.slice(30, 60)) engine.ingest(report);
+  hub.tick();
+  assert.equal(memos.size, 1, 'one memo for the whole tick, every row and subscriber');
+});

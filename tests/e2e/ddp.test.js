@@ -134,6 +134,28 @@ test('views over DDP: publications, methods, validation, rate limits', { timeout
     assert.ok(health.websocketCompression.negotiated.deflate >= 1, JSON.stringify(health.websocketCompression));
     assert.ok(health.websocketCompression.negotiated.none >= 1, JSON.stringify(health.websocketCompression));
     assert.ok(health.publish.subscribers >= subscribed.length);
+
+    // Shared serialization (imports/api/ddp/shared-send.js) must be what this Meteor runs: if a
+    // Meteor upgrade changed the ddp-server internals it relies on, this fails with the reason.
+    assert.equal(health.sharedSend.mode, 'shared', `shared DDP sends fell back: ${health.sharedSend.fallbackReason}`);
+    assert.ok(health.sharedSend.sharedRelays >= subscribed.length && health.sharedSend.sharedSends > 0, JSON.stringify(health.sharedSend));
+    // A second client of the same views reuses the texts already made for the first.
+    const second = await DdpClient.connect(`${app.url.replace('http', 'ws')}/websocket`);
+    try {
+      const beforeJoin = (await fetch(`${app.url}/api/health`).then((r) => r.json())).sharedSend;
+      await second.subscribe('view.stats', [{}]);
+      await second.subscribe('packets.live', [{ limit: 10 }]);
+      const afterJoin = (await fetch(`${app.url}/api/health`).then((r) => r.json())).sharedSend;
+      assert.ok(second.collection('meshpulse.views').get(viewDocumentId('stats', {})).transmissions > 0);
+      assert.equal(second.collection('meshpulse.live').size, 10);
+      assert.ok(afterJoin.sharedSends - beforeJoin.sharedSends >= 11, JSON.stringify(afterJoin));
+      // Byte-for-byte what the first client holds (both came from the same cached snapshot or a later one).
+      const firstDoc = withoutVolatile(client.collection('meshpulse.views').get(viewDocumentId('stats', {})));
+      const secondDoc = withoutVolatile(second.collection('meshpulse.views').get(viewDocumentId('stats', {})));
+      assert.deepEqual(Object.keys(secondDoc).sort(), Object.keys(firstDoc).sort());
+    } finally {
+      second.close();
+    }
   } finally {
     client.close();
     await app.stop();

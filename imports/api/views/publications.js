@@ -12,29 +12,22 @@ import { SnapshotError } from '/imports/core/publish-hub';
 import { VIEW_DOCUMENTS, LIVE_PACKETS } from './collections';
 
 /**
- * Relay hub changes to one subscription. A view document goes out under the id the client
+ * Relay hub changes to one subscription: through the shared sender (one serialization per
+ * message for the whole group, imports/api/ddp/shared-send.js), which falls back to
+ * `this.added/changed/removed` by itself. A view document goes out under the id the client
  * computes from the params it passed (viewDocumentId), not the hub's normalized key, so the
  * client finds it without knowing the server's defaults.
  */
-function relay(publication, collection, documentId) {
-  const idFor = (id) => documentId || id;
-  return {
-    added: (id, fields) => publication.added(collection, idFor(id), fields),
-    changed: (id, fields) => publication.changed(collection, idFor(id), fields),
-    removed: (id) => publication.removed(collection, idFor(id)),
-  };
-}
-
 /**
  * Join the hub or end this subscription with a clear error: `bad-params` for parameters the
  * view refuses, `snapshot-failed` when the view cannot compute (the hub leaves nothing behind,
  * and other subscribers are unaffected).
  */
-function subscribeOrFail(publication, hub, viewName, params, collection, shape) {
+function subscribeOrFail(publication, hub, sharedSender, viewName, params, collection, shape) {
   let subscription;
   try {
     const documentId = shape === 'document' ? viewDocumentId(viewName, params) : null;
-    subscription = hub.subscribe(viewName, params, relay(publication, collection, documentId), shape);
+    subscription = hub.subscribe(viewName, params, sharedSender.relay(publication, collection, documentId), shape);
   } catch (err) {
     publication.error(err instanceof SnapshotError ? new Meteor.Error(err.error, err.reason) : new Meteor.Error('bad-params', err.message));
     return;
@@ -43,19 +36,19 @@ function subscribeOrFail(publication, hub, viewName, params, collection, shape) 
   publication.ready();
 }
 
-export function registerViewPublications({ hub, viewNames, settings }) {
+export function registerViewPublications({ hub, viewNames, settings, sharedSender }) {
   const names = [];
   for (const viewName of viewNames) {
     const name = `view.${viewName}`;
     names.push(name);
     Meteor.publish(name, function publishView(params) {
       check(params, Match.Maybe(Object));
-      subscribeOrFail(this, hub, viewName, params || {}, VIEW_DOCUMENTS, 'document');
+      subscribeOrFail(this, hub, sharedSender, viewName, params || {}, VIEW_DOCUMENTS, 'document');
     });
   }
   Meteor.publish('packets.live', function publishLivePackets(params) {
     check(params, Match.Maybe(Object));
-    subscribeOrFail(this, hub, 'packets', params || {}, LIVE_PACKETS, 'rows');
+    subscribeOrFail(this, hub, sharedSender, 'packets', params || {}, LIVE_PACKETS, 'rows');
   });
   names.push('packets.live');
 

@@ -16,6 +16,7 @@ import { createSimulatorFeed } from '/imports/ingest/simulator-feed';
 import { createMqttSources } from '/imports/ingest/mqtt';
 import { createPacketsHandler } from '/imports/ingest/http';
 import { registerViewPublications } from '/imports/api/views/publications';
+import { createSharedSender } from '/imports/api/ddp/shared-send';
 import { registerViewMethods } from '/imports/api/views/methods';
 import { registerRateLimits } from '/imports/api/views/rate-limits';
 import { registerRestApi } from '/imports/api/views/http';
@@ -124,6 +125,16 @@ Meteor.startup(async () => {
     return counts;
   }
 
+  // One serialization per shared DDP message for every subscriber of a (view, params) group;
+  // MESHPULSE_SHARED_SEND=off forces Meteor's public path (A/B studies).
+  const ddpCommon = typeof Package !== 'undefined' && Package['ddp-common'] ? Package['ddp-common'].DDPCommon : null;
+  const sharedSender = createSharedSender({
+    server: Meteor.server,
+    stringifyDDP: ddpCommon && ddpCommon.stringifyDDP,
+    meteor: Meteor,
+    enabled: process.env.MESHPULSE_SHARED_SEND !== 'off',
+  });
+
   /** GET /api/health and the `perf` publication: imports/core/health.js, redacted. */
   function health() {
     return buildHealth({
@@ -131,6 +142,7 @@ Meteor.startup(async () => {
       runtime: {
         meteorRelease: Meteor.release,
         sessions: Meteor.server.sessions.size,
+        sharedSend: sharedSender.stats(),
         websocketCompression: { ...describeWebsocketCompression(process.env.SERVER_WEBSOCKET_COMPRESSION), negotiated: negotiatedCompression() },
         asyncQueue: {
           batchSize: process.env.METEOR_ASYNC_QUEUE_BATCH_SIZE || 'meteor default',
@@ -141,7 +153,7 @@ Meteor.startup(async () => {
   }
 
   const viewNames = Array.from(engine.views.keys());
-  const publications = registerViewPublications({ hub, viewNames: [...viewNames, 'perf'], settings });
+  const publications = registerViewPublications({ hub, viewNames: [...viewNames, 'perf'], settings, sharedSender });
   const methods = registerViewMethods({ engine, cache, decorate, metrics, extraViews: { perf: perfView } });
   registerRateLimits({ methods, publications, settings });
   registerRestApi({

@@ -1,0 +1,160 @@
+'use strict';
+/**
+ * Serialize a shared DDP message once and write the same string to every session that
+ * receives it. The ONLY module of MeshPulse that touches ddp-server internals.
+ *
+ * Why: with 200 dashboards, `this.changed()` makes every session run stringifyDDP (EJSON.clone
+ * + JSON.stringify) on the same view document; the publish hub already builds one change per
+ * (view, params) group per tick and hands every subscriber the same `shared` Map (see
+ * imports/core/publish-hub.js), so the text can be made once and memoized there.
+ *
+ * What it relies on (Meteor 3.0.x ddp-server, livedata_server.js; same shape in the newer
+ * session.js/subscription.js layout), checked before use, per publication:
+ *   - `sub._session`, `sub._isDeactivated()`, `sub._idFilter.idStringify(id)`;
+ *   - for a collection without a merge box (NO_MERGE: `useCollectionView: false`),
+ *     `sub.added/changed/removed` reduce to `session.send(msg)`, plus, when the strategy does
+ *     accounting (NO_MERGE does, so a stopped subscription removes its documents), adding and
+ *     deleting the id in the Set at `sub._documents.get(collection)`;
+ *   - `session.send(msg)` is `socket.send(DDPCommon.stringifyDDP(msg))` (optionally wrapped in
+ *     `_checkPublishPromiseBeforeSend`), with no message buffering or batching.
+ * If any of that is not as expected, or `Meteor._printSentDDP` is on, the relay falls back to
+ * the public path (`this.added/changed/removed`) and says why in stats().fallbackReason.
+ * tests/e2e/ddp.test.js fails loudly if the running Meteor does not take the shared path.
+ *
+ * Plain CommonJS, no `meteor/*` imports: Meteor parts are passed in, so tests run under Node.
+ */
+
+// What Session#send must look like for a shared string to be exactly what it would have sent.
+const SEND_WRITES_STRINGIFIED = /socket\.send\(\s*DDPCommon\.stringifyDDP\(\s*msg\s*\)\s*\)/;
+// Any sign of an outgoing buffer: then messages must go through send() to keep their order.
+const SEND_BUFFERS = /_bufferedMessages|_flush|batch/i;
+const SEND_WAITS_FOR_PUBLISH = /_checkPublishPromiseBeforeSend/;
+
+/** How a Session#send function delivers, from its source: { ok, waitsForPublish, reason }. */
+function inspectSend(send) {
+  if (typeof send !== 'function') return { ok: false, reason: 'Session#send is not a function' };
+  const source = Function.prototype.toString.call(send);
+  if (!SEND_WRITES_STRINGIFIED.test(source)) return { ok: false, reason: 'Session#send no longer calls socket.send(DDPCommon.stringifyDDP(msg))' };
+  if (SEND_BUFFERS.test(source)) return { ok: false, reason: 'Session#send buffers or batches messages' };
+  return { ok: true, waitsForPublish: SEND_WAITS_FOR_PUBLISH.test(source), reason: null };
+}
+
+function isEmpty(fields) {
+  for (const key in fields) if (Object.prototype.hasOwnProperty.call(fields, key)) return false;
+  return true;
+}
+
+/**
+ * `server`: Meteor.server (getPublicationStrategy); `stringifyDDP`: DDPCommon.stringifyDDP;
+ * `meteor`: Meteor (for _printSentDDP); `enabled: false` forces the public path (A/B studies).
+ */
+function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true }) {
+  const counters = { sharedSends: 0, serializations: 0, standardSends: 0, fallbackRelays: 0, sharedRelays: 0 };
+  let fallbackReason = enabled ? null : 'disabled (MESHPULSE_SHARED_SEND=off)';
+  const sendShapes = new WeakMap(); // Session#send function -> inspectSend() result
+
+  /** Why this publication cannot take the shared path for `collection`, or null. */
+  function problemWith(publication, collection) {
+    if (!enabled) return fallbackReason;
+    if (typeof stringifyDDP !== 'function') return 'DDPCommon.stringifyDDP is not a function';
+    if (!publication || typeof publication._isDeactivated !== 'function') return 'Subscription#_isDeactivated is missing';
+    if (!publication._idFilter || typeof publication._idFilter.idStringify !== 'function') return 'Subscription#_idFilter.idStringify is missing';
+    const session = publication._session;
+    if (!session || typeof session !== 'object') return 'Subscription#_session is missing';
+    if (!server || typeof server.getPublicationStrategy !== 'function') return 'Meteor.server.getPublicationStrategy is missing';
+    const strategy = server.getPublicationStrategy(collection);
+    if (!strategy || strategy.useCollectionView !== false) return `collection ${collection} is not published with NO_MERGE`;
+    if (strategy.doAccountingForCollection && !(publication._documents instanceof Map)) return 'Subscription#_documents is not a Map';
+    if (typeof session._canSend === 'function' && session._canSend(collection) !== true) return 'Session#_canSend refuses the collection';
+    let shape = sendShapes.get(session.send);
+    if (!shape) {
+      shape = inspectSend(session.send);
+      if (typeof session.send === 'function') sendShapes.set(session.send, shape);
+    }
+    if (!shape.ok) return shape.reason;
+    if (shape.waitsForPublish && typeof session._checkPublishPromiseBeforeSend !== 'function') return 'Session#_checkPublishPromiseBeforeSend is missing';
+    return null;
+  }
+
+  function write(session, waitsForPublish, text) {
+    if (waitsForPublish) {
+      session._checkPublishPromiseBeforeSend(() => { if (session.socket) session.socket.send(text); });
+    } else if (session.socket) {
+      session.socket.send(text);
+    }
+  }
+
+  /**
+   * A hub sink for one subscription: `documentId` (optional) replaces the hub's id, as the
+   * client computes it from the params it passed.
+   */
+  function relay(publication, collection, documentId = null) {
+    const idFor = (id) => documentId || id;
+    const problem = problemWith(publication, collection);
+    if (problem) {
+      counters.fallbackRelays++;
+      fallbackReason = problem;
+      return {
+        shared: false,
+        added: (id, fields) => { counters.standardSends++; publication.added(collection, idFor(id), fields); },
+        changed: (id, fields) => { counters.standardSends++; publication.changed(collection, idFor(id), fields); },
+        removed: (id) => { counters.standardSends++; publication.removed(collection, idFor(id)); },
+      };
+    }
+    counters.sharedRelays++;
+    const session = publication._session;
+    const { waitsForPublish } = sendShapes.get(session.send);
+    const accounting = Boolean(server.getPublicationStrategy(collection).doAccountingForCollection);
+    // As Subscription#added/removed: remember the ids sent, so stopping the subscription removes them.
+    const account = (msgType, id) => {
+      if (!accounting) return;
+      let ids = publication._documents.get(collection);
+      if (msgType === 'added') {
+        if (!ids) { ids = new Set(); publication._documents.set(collection, ids); }
+        ids.add(id);
+      } else if (msgType === 'removed' && ids) {
+        ids.delete(id);
+      }
+    };
+
+    const send = (msgType, rawId, fields, shared) => {
+      // Same guards, in the same order, as Subscription#added/changed/removed and Session#send*.
+      if (publication._isDeactivated()) return;
+      const id = publication._idFilter.idStringify(idFor(rawId));
+      if (msgType === 'changed' && isEmpty(fields)) return;
+      if (!shared || meteor._printSentDDP) {
+        // No memo to share (a caller outside the hub) or DDP logging on: the public path.
+        counters.standardSends++;
+        if (msgType === 'removed') publication.removed(collection, idFor(rawId));
+        else publication[msgType](collection, idFor(rawId), fields);
+        return;
+      }
+      account(msgType, id);
+      const key = `${msgType}\u0000${collection}\u0000${id}`;
+      let text = shared.get(key);
+      if (text === undefined) {
+        const msg = msgType === 'removed' ? { msg: 'removed', collection, id } : { msg: msgType, collection, id, fields };
+        text = stringifyDDP(msg);
+        shared.set(key, text);
+        counters.serializations++;
+      }
+      counters.sharedSends++;
+      write(session, waitsForPublish, text);
+    };
+    return {
+      shared: true,
+      added: (id, fields, shared) => send('added', id, fields, shared),
+      changed: (id, fields, shared) => send('changed', id, fields, shared),
+      removed: (id, shared) => send('removed', id, undefined, shared),
+    };
+  }
+
+  function stats() {
+    const mode = !enabled ? 'off' : counters.fallbackRelays === 0 ? 'shared' : counters.sharedRelays === 0 ? 'standard' : 'mixed';
+    return { mode, fallbackReason, ...counters };
+  }
+
+  return { relay, stats, problemWith };
+}
+
+module.exports = { createSharedSender, inspectSend };
