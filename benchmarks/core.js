@@ -1,20 +1,25 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * Core engine benchmark: `npm run bench:core` (one million packets) or `-- --quick` (100k).
+ * Core engine benchmark: `npm run bench:core` (one million reports per mesh) or `-- --quick` (100k).
  *
- * Measures, on the simulator's traffic, in one process on one core:
+ * Measures, on the simulator's traffic, in one process on one core, for both mesh profiles
+ * (`default`: 176 nodes, 8 observers; `large`: 5,200 nodes, 64 observers, 1/2/3-byte hashes):
  *   decode_only_per_s   decodePacket alone over the same reports
- *   ingest_per_s        decode + dedup + store + every view, over the whole run
- *   ingest_flatness     ingest rate of the last 100k reports / the first 100k's
+ *   ingest_per_s        decode + verify + dedup + store + every view, over the whole run
+ *   ingest_flatness     ingest rate of the last fifth / the first fifth
  *   bytes_per_packet    heap growth after GC with everything stored, per ingested report
- *                       (also per stored transmission, for readers who count those)
- *   views.<name>        snapshot latency p50/p99 at 28k reports and at 1M (or 100k with --quick)
+ *   views.<name>        snapshot latency p50/p99 at 28k reports and at the full size
+ * Then:
+ *   advert_verification   ingest with and without Ed25519 advert checks (default mesh)
+ *   hostile               each hostile stream under 16 MB and 256 MB budgets: heap after GC
+ *                         against the budget, rejections by reason, and for random-key adverts
+ *                         the ingest rate after 100k distinct keys against the first 5k's
+ *   memory_calibration    the engine's own memory estimate against the heap it measured
  * Rates are computed from this process's CPU time (user + system), not wall time: the machine
- * is shared and noisy, and CPU time is what "packets per second on one core" means. Wall-clock
- * rates are recorded alongside.
- * Writes benchmarks/results/core.json (or core-quick.json) and benchmarks/CORE.md.
- * "Packet" here means one observer report (one MQTT message), the unit of ingest.
+ * is shared and noisy, and CPU time is what "packets per second on one core" means.
+ * Writes benchmarks/results/latest/core(-quick).json and CORE.md beside it (not tracked;
+ * `npm run bench:publish` commits them). "Packet" = one observer report (one MQTT message).
  */
 const fs = require('fs');
 const os = require('os');
@@ -25,12 +30,16 @@ const { decodePacket } = require('../imports/core/decode');
 const { MeshCorePacketDecoder } = require('@michaelhart/meshcore-decoder');
 const { createEngine } = require('../imports/core/engine');
 const { percentile, renderCoreReport } = require('./lib/report');
+const { writeResult } = require('./lib/results');
+const { hostileStream } = require('../imports/core/simulate/hostile');
 
 const quick = process.argv.includes('--quick');
+const only = (process.argv.find((arg) => arg.startsWith('--only=')) || '').slice(7) || null; // profiles | hostile
 const TOTAL = quick ? 100000 : 1000000;
 const SMALL = 28000;
-const CHUNK = 100000;
-const SNAPSHOT_RUNS = quick ? 100 : 200;
+const FIFTHS = 5;
+const SNAPSHOT_RUNS = quick ? 50 : 100;
+const PROFILES = ['default', 'large'];
 
 /** CPU seconds (user + system) of this process since `since` (a process.cpuUsage() value). */
 function cpuSeconds(since) {
@@ -47,8 +56,8 @@ function heapUsed() {
   return process.memoryUsage().heapUsed;
 }
 
-function generateReports(count, seed) {
-  const sim = createSimulator({ seed });
+function generateReports(count, seed, profile = 'default') {
+  const sim = createSimulator({ seed, profile });
   const reports = [];
   for (const message of sim.messages(count)) {
     const time = Date.parse(message.payload.timestamp);
@@ -125,29 +134,33 @@ function measureSnapshots(engine, now) {
   return results;
 }
 
-function main() {
-  const started = Date.now();
-  console.log(`generating ${TOTAL} simulated observer reports...`);
-  const generated = generateReports(TOTAL, 2026);
-  let reports = generated.reports;
-  const { channels } = generated;
-  const reportCount = reports.length;
-
-  // Decode alone, over the first 200k reports (enough for a steady rate).
+/** Decode-only rates (ours and the reference library's) over the first 200k reports. */
+function measureDecode(reports) {
   const decodeSample = reports.slice(0, Math.min(200000, reports.length));
-  for (let i = 0; i < 20000; i++) decodePacket(decodeSample[i].raw.toLowerCase()); // warm-up
+  for (let i = 0; i < Math.min(20000, decodeSample.length); i++) decodePacket(decodeSample[i].raw.toLowerCase()); // warm-up
   let cpu0 = process.cpuUsage();
   for (const report of decodeSample) decodePacket(report.raw.toLowerCase());
   const decodeOnlyPerS = decodeSample.length / cpuSeconds(cpu0);
-  console.log(`decode only: ${Math.round(decodeOnlyPerS)}/s`);
-  // For context: the reference decoder (@michaelhart/meshcore-decoder) on the same packets.
   const referenceSample = decodeSample.slice(0, 50000);
   cpu0 = process.cpuUsage();
   for (const report of referenceSample) MeshCorePacketDecoder.decode(report.raw);
   const referenceDecodePerS = referenceSample.length / cpuSeconds(cpu0);
-  console.log(`reference library decode only: ${Math.round(referenceDecodePerS)}/s`);
+  return { decodeOnlyPerS, referenceDecodePerS };
+}
 
+/** Ingest every report of one profile; rates per fifth, heap per report, snapshots at 28k and at the end. */
+function measureProfile(profile) {
+  console.log(`[${profile}] generating ${TOTAL} simulated observer reports...`);
+  const generated = generateReports(TOTAL, 2026, profile);
+  let reports = generated.reports;
+  const { channels } = generated;
+  const reportCount = reports.length;
+  const decode = measureDecode(reports);
+  console.log(`[${profile}] decode only: ${Math.round(decode.decodeOnlyPerS)}/s; reference library: ${Math.round(decode.referenceDecodePerS)}/s`);
+
+  gc();
   let engine = createEngine({ channels, store: { memoryBudgetBytes: 64 * 1024 ** 3 } });
+  const chunk = Math.floor(reportCount / FIFTHS);
   const chunkRates = [];
   let snapshotsSmall = null;
   // Ingest CPU time is summed only while ingesting, so the 28k snapshot pause is in no rate.
@@ -159,13 +172,13 @@ function main() {
   for (let i = 0; i < reports.length; i++) {
     engine.ingest(reports[i]);
     const done = i + 1;
-    if (done === SMALL || done % CHUNK === 0) {
+    if (done === SMALL || done % chunk === 0) {
       ingestCpu += cpuSeconds(resumedCpu);
       wallNs += process.hrtime.bigint() - resumedWall;
-      if (done % CHUNK === 0) {
-        chunkRates.push(CHUNK / (ingestCpu - ingestCpuAtChunkStart));
+      if (done % chunk === 0) {
+        chunkRates.push(chunk / (ingestCpu - ingestCpuAtChunkStart));
         ingestCpuAtChunkStart = ingestCpu;
-        process.stdout.write(`  ${done} ingested, chunk rate ${Math.round(chunkRates[chunkRates.length - 1])}/s, heap ${Math.round(process.memoryUsage().heapUsed / 1048576)} MB\n`);
+        process.stdout.write(`  [${profile}] ${done} ingested, fifth rate ${Math.round(chunkRates[chunkRates.length - 1])}/s, heap ${Math.round(process.memoryUsage().heapUsed / 1048576)} MB\n`);
       }
       if (done === SMALL) snapshotsSmall = measureSnapshots(engine, reports[i].time);
       resumedCpu = process.cpuUsage();
@@ -178,14 +191,16 @@ function main() {
   const snapshotsLarge = measureSnapshots(engine, lastTime);
   // Memory: what the engine alone retains. The pre-generated reports share numbers and strings
   // with the store (times, SNRs, ids), so they are released first; then the engine is measured
-  // against the heap with it released too (no baseline taken before generation can see those).
+  // against the heap with it released too.
   reports = null;
+  generated.reports = null;
   const stats = engine.store.stats();
+  const estimated = engine.store.memory.summary();
   const heapWithEngine = heapUsed();
   engine = null;
-  const bytesPerPacket = (heapWithEngine - heapUsed()) / reportCount;
-  const bytesPerTransmission = bytesPerPacket * reportCount / stats.transmissions;
-  console.log(`ingest: ${Math.round(ingestPerS)}/s; ${Math.round(bytesPerPacket)} bytes/packet, ${Math.round(bytesPerTransmission)} bytes/transmission`);
+  const engineHeap = heapWithEngine - heapUsed();
+  const bytesPerPacket = engineHeap / reportCount;
+  console.log(`[${profile}] ingest: ${Math.round(ingestPerS)}/s; ${Math.round(bytesPerPacket)} bytes/packet`);
 
   const largeLabel = quick ? '100k' : '1m';
   const views = {};
@@ -198,36 +213,160 @@ function main() {
       params: snapshotsLarge[name].params,
     };
   }
-  const result = {
-    benchmark: 'core',
-    quick,
-    date: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, cpu: os.cpus()[0].model, memoryGiB: Math.round(os.totalmem() / 1024 ** 3), node: process.version, platform: `${os.platform()} ${os.release()}` },
-    command: `npm run bench:core${quick ? ' -- --quick' : ''}`,
+  return {
+    profile,
     packets: reportCount,
     transmissions: stats.transmissions,
     observations: stats.observations,
-    decode_only_per_s: Math.round(decodeOnlyPerS),
-    reference_library_decode_only_per_s: Math.round(referenceDecodePerS),
+    nodes: stats.nodes,
+    observers: stats.observers,
+    decode_only_per_s: Math.round(decode.decodeOnlyPerS),
+    reference_library_decode_only_per_s: Math.round(decode.referenceDecodePerS),
     ingest_per_s: Math.round(ingestPerS),
     ingest_wall_per_s: Math.round(ingestWallPerS),
+    ingest_to_decode_ratio: round(ingestPerS / decode.decodeOnlyPerS, 3),
+    ingest_to_reference_decode_ratio: round(ingestPerS / decode.referenceDecodePerS, 3),
+    ingest_flatness: round(chunkRates[chunkRates.length - 1] / chunkRates[0], 3),
+    fifth_rates_per_s: chunkRates.map(Math.round),
+    bytes_per_packet: Math.round(bytesPerPacket),
+    bytes_per_transmission: Math.round(engineHeap / stats.transmissions),
+    memory_calibration: { heap_bytes: engineHeap, estimated_bytes: estimated.total, estimate_to_heap: round(estimated.total / engineHeap, 3), parts: estimated.parts },
+    views,
+  };
+}
+
+/** Ingest cost of Ed25519 advert verification: the same reports with the check on and off, alternated. */
+function measureAdvertVerification() {
+  const count = quick ? 100000 : 300000;
+  const { reports, channels } = generateReports(count, 77, 'default');
+  const adverts = reports.filter((report) => ((parseInt(report.raw.slice(0, 2), 16) >> 2) & 0x0f) === 4).length;
+  const rates = { on: [], off: [] };
+  for (let round = 0; round < 3; round++) {
+    for (const verify of [true, false]) {
+      const engine = createEngine({ channels, store: { verifyAdverts: verify } });
+      gc();
+      const cpu0 = process.cpuUsage();
+      for (const report of reports) engine.ingest(report);
+      rates[verify ? 'on' : 'off'].push(count / cpuSeconds(cpu0));
+    }
+  }
+  const median = (values) => values.slice().sort((a, b) => a - b)[1];
+  const on = median(rates.on);
+  const off = median(rates.off);
+  console.log(`advert verification: ${Math.round(on)}/s with, ${Math.round(off)}/s without (cost ${(100 * (1 - on / off)).toFixed(1)}%)`);
+  return {
+    reports: count,
+    advert_reports: adverts,
+    ingest_per_s_verified: Math.round(on),
+    ingest_per_s_unverified: Math.round(off),
+    rounds: rates.on.length,
+    cost_share: round(1 - on / off, 3),
+  };
+}
+
+const HOSTILE_RUNS = ['longPaths', 'randomObservers', 'randomAdverts', 'randomChannels', 'extremeNumbers', 'oddStrings', 'randomBytes'];
+
+/** One hostile stream into a fresh engine under `budgetMB`: heap after GC against the budget. */
+function measureHostile(className, budgetMB) {
+  const count = quick ? 150000 : (budgetMB >= 256 ? 1500000 : 400000);
+  gc();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const engine = createEngine({ store: { memoryBudgetBytes: budgetMB * 1024 * 1024 } });
+  const store = engine.store;
+  const rates = [];
+  let cpu0 = process.cpuUsage();
+  let window = 0;
+  let distinctKeysAt = null;
+  let firstRate = null;
+  let rateAfter100k = null;
+  let peakHeap = 0;
+  let n = 0;
+  for (const report of hostileStream(className, { seed: 7, count })) {
+    engine.ingest(report);
+    n++;
+    window++;
+    // Random-key adverts: rate over the first 5k distinct keys, then over 5k after 100k keys.
+    if (className === 'randomAdverts') {
+      if (firstRate === null && n === 5000) firstRate = 5000 / cpuSeconds(cpu0);
+      if (n === 100000) { cpu0 = process.cpuUsage(); const d = store.directory; distinctKeysAt = d.nodes.size + d.counters.nodesOverCap + d.counters.nodesAgedOut; }
+      if (n === 105000) rateAfter100k = 5000 / cpuSeconds(cpu0);
+    }
+    if (window === 50000) {
+      rates.push(window / cpuSeconds(cpu0));
+      window = 0;
+      cpu0 = process.cpuUsage();
+      peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+    }
+  }
+  const stats = store.stats();
+  const heapAfter = heapUsed();
+  const bound = 1.25 * budgetMB + 40;
+  const result = {
+    class: className,
+    budget_mb: budgetMB,
+    reports: n,
+    stored_transmissions: stats.transmissions,
+    evicted: stats.evicted,
+    rejected: stats.rejected,
+    reject_reasons: stats.rejectReasons,
+    estimated_mb: round(stats.estimatedBytes / 1048576, 1),
+    directory_mb: round(stats.memoryParts.directory / 1048576, 1),
+    heap_after_gc_mb: round(heapAfter / 1048576, 1),
+    engine_heap_after_gc_mb: round((heapAfter - heapBefore) / 1048576, 1),
+    peak_heap_mb_sampled: round(peakHeap / 1048576, 1),
+    bound_mb: bound,
+    within_bound: heapAfter / 1048576 <= bound,
+    rate_per_s_median: Math.round(rates.slice().sort((a, b) => a - b)[rates.length >> 1] || 0),
+    directory: stats.directory,
+  };
+  if (className === 'randomAdverts') {
+    result.advert_rate_first_5k_per_s = Math.round(firstRate);
+    result.advert_rate_after_100k_keys_per_s = rateAfter100k === null ? null : Math.round(rateAfter100k);
+    result.advert_rate_ratio = rateAfter100k === null ? null : round(rateAfter100k / firstRate, 3);
+    result.distinct_keys_at_100k = distinctKeysAt;
+  }
+  console.log(`hostile ${className} @ ${budgetMB} MB: ${n} reports, heap after GC ${result.heap_after_gc_mb} MB (bound ${bound}), estimate ${result.estimated_mb} MB, stored ${stats.transmissions}, rejected ${stats.rejected}`);
+  return result;
+}
+
+function main() {
+  const started = Date.now();
+  const profiles = {};
+  let advertVerification = null;
+  const hostile = [];
+  if (!only || only === 'profiles') {
+    for (const profile of PROFILES) profiles[profile] = measureProfile(profile);
+    advertVerification = measureAdvertVerification();
+  }
+  if (!only || only === 'hostile') {
+    for (const budget of [16, 256]) for (const className of HOSTILE_RUNS) hostile.push(measureHostile(className, budget));
+  }
+  const base = profiles.default || null;
+  const large = profiles.large || null;
+  const result = {
+    benchmark: 'core',
+    quick,
+    only,
+    date: new Date().toISOString(),
+    machine: { cpus: os.cpus().length, cpu: os.cpus()[0].model, memoryGiB: Math.round(os.totalmem() / 1024 ** 3), node: process.version, platform: `${os.platform()} ${os.release()}` },
+    command: `npm run bench:core${quick ? ' -- --quick' : ''}${only ? ` -- --only=${only}` : ''}`,
     rate_basis: 'process CPU time (user+system); wall-clock ingest rate in ingest_wall_per_s',
     load_average: os.loadavg().map((v) => Math.round(v * 100) / 100),
-    ingest_to_decode_ratio: round(ingestPerS / decodeOnlyPerS, 3),
-    ingest_flatness: round(chunkRates[chunkRates.length - 1] / chunkRates[0], 3),
-    chunk_rates_per_s: chunkRates.map(Math.round),
-    bytes_per_packet: Math.round(bytesPerPacket),
-    bytes_per_transmission: Math.round(bytesPerTransmission),
-    store_estimated_bytes: stats.estimatedBytes,
-    views,
+    // Headline figures of the default mesh at the top level (the README table reads them).
+    ...(base ? {
+      packets: base.packets, transmissions: base.transmissions, observations: base.observations,
+      decode_only_per_s: base.decode_only_per_s, reference_library_decode_only_per_s: base.reference_library_decode_only_per_s,
+      ingest_per_s: base.ingest_per_s, ingest_to_decode_ratio: base.ingest_to_decode_ratio, ingest_flatness: base.ingest_flatness,
+      chunk_rates_per_s: base.fifth_rates_per_s, bytes_per_packet: base.bytes_per_packet, bytes_per_transmission: base.bytes_per_transmission,
+      views: base.views,
+    } : {}),
+    large_to_default_ingest_ratio: base && large ? round(large.ingest_per_s / base.ingest_per_s, 3) : null,
+    profiles,
+    advert_verification: advertVerification,
+    hostile,
     duration_s: Math.round((Date.now() - started) / 1000),
   };
-  const outDir = path.join(__dirname, 'results');
-  fs.mkdirSync(outDir, { recursive: true });
-  const file = path.join(outDir, quick ? 'core-quick.json' : 'core.json');
-  fs.writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  fs.writeFileSync(path.join(__dirname, 'CORE.md'), renderCoreReport(result, quick ? null : readIfExists(path.join(outDir, 'core-quick.json'))));
-  console.log(`wrote ${path.relative(process.cwd(), file)} and benchmarks/CORE.md`);
+  writeResult('core', result, { report: 'CORE.md', render: renderCoreReport });
 }
 
 function readIfExists(file) {

@@ -126,6 +126,12 @@ function namesKey(tx, key) {
     || tx.observations.some((o) => o.path.includes(key));
 }
 
+/** The observations of `tx` that name `key`: all of them for its advert, src and dest keys, else those whose path shows it. */
+function observationsNaming(tx, key) {
+  const isStatic = (tx.advert !== null && tx.advert.pubKey === key) || tx.srcHash === key || tx.destHash === key;
+  return isStatic ? tx.observations : tx.observations.filter((o) => o.path.includes(key));
+}
+
 /**
  * A node's packets by the per-key definition of node-health.js: for each of its keys (public
  * key, 1-, 2- and 3-byte prefixes) the stored transmissions naming it, concatenated (a
@@ -137,6 +143,15 @@ function packetsOfNodeByKey(store, pubKey) {
   return keys.flatMap((key) => all.filter((tx) => namesKey(tx, key)));
 }
 
+/** The observations a node's figures sum: per key, those naming it (see observationsNaming). */
+function observationsOfNodeByKey(store, pubKey) {
+  const keys = [pubKey, pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6)];
+  const all = store.transmissions();
+  return keys.flatMap((key) => all.filter((tx) => namesKey(tx, key)).flatMap((tx) => observationsNaming(tx, key)));
+}
+
 module.exports = {
   namesKey,
+  observationsNaming,
+  observationsOfNodeByKey,
   packetsOfNodeByKey, simulatedReports, checkAgainstBruteForce, assertClose, seededRandom, loadFixture, FIXTURE_PATH };

@@ -16,12 +16,17 @@
  * several known nodes counts toward every one of them. The views flag such nodes
  * (`ambiguousPrefix`); nothing here guesses which node it really was.
  *
- * How it stays exact: apply(tx, observation) matches the transmission's keys (static ones, then
- * the paths of its observations); a key matched for the first time by this observation gets the
- * transmission's counts and the earlier observations' sums, and every matched key gets this
- * observation's sums. evict(tx) matches again with all observations and subtracts; an aggregate
- * whose packets return to zero is deleted and its memory refunded. Cost per observation:
- * O(hops of this and of the earlier observations of the same transmission) Map operations.
+ * Observations: a key's observation figures (SNR, RSSI, observers, peers) count the observations
+ * that name it: every observation of a transmission for its advert, src and dest keys, and for a
+ * hop key the observations whose path shows that hop (the observers that heard it relay). So a
+ * report touches only the keys it names itself, never the earlier reports of the transmission.
+ *
+ * How it stays exact: apply(tx, observation) matches the keys this observation names; a key no
+ * earlier observation of the transmission named gets the transmission's counts, and every one
+ * gets this observation's sums. evict(tx) subtracts each observation from the keys it names,
+ * then the transmission from every key any of them named; an aggregate whose packets return to
+ * zero is deleted and its memory refunded. Cost per observation: O(its own hops) aggregate
+ * updates, plus O(hops of the earlier observations) string comparisons to tell new keys.
  *
  * One tracker per store serves all three views (sharedTracker), so the matching is done once
  * per observation and the aggregates are held once: the first view instance to call apply
@@ -322,34 +327,22 @@ class NodeTracker {
     const observations = tx.observations;
     let index = observations.length - 1;
     if (observations[index] !== observation) index = observations.indexOf(observation); // a late view catching up
-    // Keys the earlier observations matched (none before the first), then with this one.
+    // The keys this observation names (the transmission's own, then its path), and those the
+    // earlier observations of the same transmission named (none before the first).
+    const own = matchPath(observation.path, matchStatic(tx));
     let before = NO_MATCHES;
-    let after;
-    if (index === 0) {
-      after = matchPath(observation.path, matchStatic(tx));
-    } else {
+    if (index > 0) {
       before = matchStatic(tx);
-      let newPath = true;
-      for (let i = 0; i < index; i++) {
-        const path = observations[i].path;
-        if (path === observation.path) newPath = false;
-        if (!seenPath(observations, i)) matchPath(path, before);
-      }
-      // An earlier observation with the very same path object: nothing new is matched.
-      after = newPath ? matchPath(observation.path, before.copy()) : before;
+      for (let i = 0; i < index; i++) if (!seenPath(observations, i)) matchPath(observations[i].path, before);
     }
     const touched = [];
-    for (let m = 0; m < after.keys.length; m++) {
-      const key = after.keys[m];
-      const flags = after.flags[m];
+    for (let m = 0; m < own.keys.length; m++) {
+      const key = own.keys[m];
+      const flags = own.flags[m];
       const previous = before.flagsOf(key);
       const aggregate = this.aggregateFor(key);
-      if (previous === 0) {
-        this.addTransmission(aggregate, tx, flags, 1);
-        for (let i = 0; i < index; i++) this.addObservation(aggregate, tx, observations[i], 1);
-      } else if (flags & HOP && !(previous & HOP)) {
-        this.addRelay(aggregate, tx, 1);
-      }
+      if (previous === 0) this.addTransmission(aggregate, tx, flags, 1);
+      else if (flags & HOP && !(previous & HOP)) this.addRelay(aggregate, tx, 1);
       this.addObservation(aggregate, tx, observation, 1);
       touched.push(key);
     }
@@ -362,12 +355,19 @@ class NodeTracker {
     for (let i = 0; i < tx.observations.length; i++) {
       if (!seenPath(tx.observations, i)) matchPath(tx.observations[i].path, matches);
     }
+    // Observations first: a day bucket is deleted when its packets reach zero.
+    for (const observation of tx.observations) {
+      const own = matchPath(observation.path, matchStatic(tx));
+      for (let m = 0; m < own.keys.length; m++) {
+        const aggregate = this.aggregates.get(own.keys[m]);
+        if (aggregate) this.addObservation(aggregate, tx, observation, -1);
+      }
+    }
     const touched = [];
     for (let m = 0; m < matches.keys.length; m++) {
       const key = matches.keys[m];
       const aggregate = this.aggregates.get(key);
       if (!aggregate) continue;
-      for (const observation of tx.observations) this.addObservation(aggregate, tx, observation, -1);
       this.addTransmission(aggregate, tx, matches.flags[m], -1);
       if (aggregate.packets === 0) {
         this.aggregates.delete(key);

@@ -10,96 +10,26 @@
  * Observers, previous and next hops count paths the same way (each distinct neighbour once per
  * path; null where the run starts or ends the path).
  *
- * Everything is exact and uncapped, kept per distinct subpath: count, per-observer counts,
- * previous/next hop counts and per-hour counts (small flat lists). A path of h hops touches at
- * most 7h entries, so apply and evict are O(hops); memory is about half a kilobyte per distinct
- * subpath in the store, bounded by the mesh's routes rather than by packet count (the
- * simulator's default mesh has ~2,200 at 1M packets). First/last seen are exact too: the hour
- * lists say which hour holds them, and only that hour of the rarest hop's transmissions
- * (store.byPrefix) is scanned, widened by the longest report delay seen (`maxLateness`).
+ * Kept incrementally: one count per distinct subpath (a Map entry per length), so a path of h
+ * hops costs at most 7h Map updates and ~70 bytes per distinct subpath, charged to the memory
+ * account and freed when the count returns to zero. On a large public mesh the distinct runs
+ * number in the hundreds of thousands, so per-subpath observer, neighbour and hour lists would
+ * cost more than the packets themselves: the detail of one subpath is instead read from the
+ * store, over the transmissions of its rarest hop (store.byPrefix), which is exact and bounded
+ * by that hop's traffic.
  */
-const { defineView, ParamError, hourBucket, HOUR_MS, memoryPart } = require('./view');
-const { BYTES } = require('../memory-account');
+const { defineView, ParamError, memoryPart } = require('./view');
 const { topByCount, describePrefix } = require('./aggregates');
+const { countIn } = require('../memory-account');
 
 const MIN_LENGTH = 2;
 const MAX_LENGTH = 8;
 const SUBPATH_RE = /^[0-9a-f]{2,6}(,[0-9a-f]{2,6}){1,7}$/i;
 
-// A subpath entry: object, four list arrays, Map entry (its key string is charged by length).
-const ENTRY_BYTES = BYTES.object + 5 * BYTES.field + 4 * (BYTES.object + 2 * BYTES.field) + BYTES.mapEntry + BYTES.string;
-const PAIR_BYTES = 2 * BYTES.arraySlot; // one [key, count] pair in a flat list
-
 function createState(store) {
   const byLength = [];
-  for (let length = 0; length <= MAX_LENGTH; length++) byLength.push(new Map()); // "a,b,c" -> entry
-  // maxLateness: longest gap between a transmission's first hearing and a later report of it;
-  // only ever grows, so it stays an upper bound for every stored observation.
-  return { totalPaths: 0, byLength, maxLateness: 0, part: memoryPart(store, 'subpaths') };
-}
-
-// ---- Flat [key, count, key, count, ...] lists: small, and cheaper than a Map per subpath ----
-
-function listBump(list, key, delta, part) {
-  for (let i = 0; i < list.length; i += 2) {
-    if (list[i] !== key) continue;
-    const next = list[i + 1] + delta;
-    if (next === 0) {
-      list.splice(i, 2);
-      if (part) part.add(-PAIR_BYTES);
-    } else list[i + 1] = next;
-    return;
-  }
-  list.push(key, delta);
-  if (part) part.add(PAIR_BYTES);
-}
-
-/**
- * Hours stay ascending. Apply counts the current hour, at the end; evict the oldest, at the
- * front: each searches from its own end.
- */
-function hourBump(list, hour, delta, part) {
-  let i;
-  if (delta < 0) {
-    i = 0;
-    while (i < list.length && list[i] !== hour) i += 2;
-    if (i >= list.length) return; // never counted: nothing to undo
-  } else {
-    i = list.length - 2;
-    while (i >= 0 && list[i] > hour) i -= 2;
-    if (i < 0 || list[i] !== hour) {
-      list.splice(i + 2, 0, hour, delta);
-      if (part) part.add(PAIR_BYTES + BYTES.heapNumber);
-      return;
-    }
-  }
-  const next = list[i + 1] + delta;
-  if (next === 0) {
-    list.splice(i, 2);
-    if (part) part.add(-(PAIR_BYTES + BYTES.heapNumber));
-  } else list[i + 1] = next;
-}
-
-/** Count one path in a subpath's entry; returns the entry, or null once nothing is left of it. */
-function touch(state, length, key, observerId, hour, sign) {
-  const map = state.byLength[length];
-  let entry = map.get(key);
-  const part = state.part;
-  if (!entry) {
-    entry = { count: 0, observers: [], previous: [], next: [], hours: [] };
-    map.set(key, entry);
-    if (part) part.add(ENTRY_BYTES + key.length);
-  }
-  entry.count += sign;
-  if (entry.count === 0) {
-    // What the entry's lists still hold goes with it (their pairs were charged one by one).
-    if (part) part.add(-(ENTRY_BYTES + key.length + (entry.observers.length + entry.previous.length + entry.next.length) / 2 * PAIR_BYTES + entry.hours.length / 2 * (PAIR_BYTES + BYTES.heapNumber)));
-    map.delete(key);
-    return null;
-  }
-  listBump(entry.observers, observerId, sign, part);
-  hourBump(entry.hours, hour, sign, part);
-  return entry;
+  for (let length = 0; length <= MAX_LENGTH; length++) byLength.push(new Map()); // "a,b,c" -> paths containing it
+  return { totalPaths: 0, byLength, part: memoryPart(store, 'subpaths') };
 }
 
 function hasRepeatedHop(path) {
@@ -109,58 +39,35 @@ function hasRepeatedHop(path) {
   return false;
 }
 
-function countPath(state, tx, observation, sign) {
+function countPath(state, observation, sign) {
   const path = observation.path;
   const hops = path.length;
   if (hops < MIN_LENGTH) return false;
   state.totalPaths += sign;
-  if (sign > 0 && observation.time - tx.time > state.maxLateness) state.maxLateness = observation.time - tx.time;
-  const observerId = observation.observer.id;
-  const hour = hourBucket(observation.time);
-  // Only a path with a repeated hop can hold one run twice: only then group occurrences.
-  const groups = hasRepeatedHop(path) ? new Map() : null;
+  // Only a path with a repeated hop can hold one run twice: only then deduplicate.
+  const seen = hasRepeatedHop(path) ? new Set() : null;
   for (let start = 0; start < hops - 1; start++) {
     let key = path[start];
-    const before = start > 0 ? path[start - 1] : null;
     const stop = Math.min(hops, start + MAX_LENGTH);
     for (let end = start + 1; end < stop; end++) {
       key += `,${path[end]}`;
-      const after = end + 1 < hops ? path[end + 1] : null;
-      if (groups) {
-        let group = groups.get(key);
-        if (!group) {
-          group = { length: end - start + 1, previous: new Set(), next: new Set() };
-          groups.set(key, group);
-        }
-        group.previous.add(before);
-        group.next.add(after);
-      } else {
-        const entry = touch(state, end - start + 1, key, observerId, hour, sign);
-        if (entry) {
-          listBump(entry.previous, before, sign, state.part);
-          listBump(entry.next, after, sign, state.part);
-        }
+      if (seen) {
+        if (seen.has(key)) continue;
+        seen.add(key);
       }
-    }
-  }
-  if (groups) {
-    for (const [key, group] of groups) {
-      const entry = touch(state, group.length, key, observerId, hour, sign);
-      if (!entry) continue;
-      for (const hop of group.previous) listBump(entry.previous, hop, sign, state.part);
-      for (const hop of group.next) listBump(entry.next, hop, sign, state.part);
+      countIn(state.byLength[end - start + 1], key, sign, state.part);
     }
   }
   return true;
 }
 
 function apply(state, tx, observation) {
-  return countPath(state, tx, observation, 1);
+  return countPath(state, observation, 1);
 }
 
 function evict(state, tx) {
   let changed = false;
-  for (const observation of tx.observations) changed = countPath(state, tx, observation, -1) || changed;
+  for (const observation of tx.observations) changed = countPath(state, observation, -1) || changed;
   return changed;
 }
 
@@ -185,67 +92,80 @@ function listSnapshot(state, params, store) {
     minLength,
     maxLength,
     distinct,
-    subpaths: topByCount(maps, limit, (entry) => entry.count).map(([subpath, count]) => {
+    subpaths: topByCount(maps, limit).map(([subpath, count]) => {
       const hops = subpath.split(',');
       return { subpath, hops, length: hops.length, count, share: total ? count / total : 0, names: hops.map((hop) => nameOf(store, hop)) };
     }),
   };
 }
 
-function contains(path, hops) {
+/** Start indexes of `hops` inside `path` (empty when it is not there). */
+function occurrences(path, hops) {
+  const starts = [];
   for (let start = 0; start + hops.length <= path.length; start++) {
     let k = 0;
     while (k < hops.length && path[start + k] === hops[k]) k++;
-    if (k === hops.length) return true;
+    if (k === hops.length) starts.push(start);
   }
-  return false;
+  return starts;
+}
+
+function countRows(counts) {
+  const keyOf = (row) => (row.hop === null ? '' : row.hop);
+  return Array.from(counts, ([hop, count]) => ({ hop, count }))
+    .sort((a, b) => b.count - a.count || (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
 }
 
 /**
- * Earliest (pick = -1) or latest (pick = 1) report time of the subpath within `hour`: a report in
- * that hour belongs to a transmission first heard at most maxLateness before it.
+ * One subpath read from the store: every stored path containing it, found through the
+ * transmissions of its rarest hop. Returns counts per observer, previous and next hop, and the
+ * earliest and latest report time.
  */
-function seenIn(state, store, hops, hour, pick) {
+function scanSubpath(store, hops) {
   let source = null;
   for (const hop of hops) {
     const deque = store.byPrefix.get(hop);
     if (!deque) return null;
     if (!source || deque.length < source.length) source = deque;
   }
-  let best = null;
-  for (let i = source.lowerBoundTime(hour - state.maxLateness); i < source.length; i++) {
-    const tx = source.at(i);
-    if (tx.time >= hour + HOUR_MS || (pick < 0 && best !== null && tx.time >= best)) break;
+  const found = { count: 0, observers: new Map(), previous: new Map(), next: new Map(), firstSeen: null, lastSeen: null };
+  source.forEachOldest((tx) => {
     for (const observation of tx.observations) {
-      const time = observation.time;
-      if (time < hour || time >= hour + HOUR_MS || observation.path.length < hops.length) continue;
-      if (best !== null && (pick < 0 ? time >= best : time <= best)) continue;
-      if (contains(observation.path, hops)) best = time;
+      const path = observation.path;
+      if (path.length < hops.length) continue;
+      const starts = occurrences(path, hops);
+      if (starts.length === 0) continue;
+      found.count++;
+      const id = observation.observer.id;
+      found.observers.set(id, (found.observers.get(id) || 0) + 1);
+      const before = new Set();
+      const after = new Set();
+      for (const start of starts) {
+        before.add(start > 0 ? path[start - 1] : null);
+        after.add(start + hops.length < path.length ? path[start + hops.length] : null);
+      }
+      for (const hop of before) found.previous.set(hop, (found.previous.get(hop) || 0) + 1);
+      for (const hop of after) found.next.set(hop, (found.next.get(hop) || 0) + 1);
+      if (found.firstSeen === null || observation.time < found.firstSeen) found.firstSeen = observation.time;
+      if (found.lastSeen === null || observation.time > found.lastSeen) found.lastSeen = observation.time;
     }
-  }
-  return best;
-}
-
-function countRows(list) {
-  const rows = [];
-  for (let i = 0; i < list.length; i += 2) rows.push({ hop: list[i], count: list[i + 1] });
-  const keyOf = (row) => (row.hop === null ? '' : row.hop);
-  return rows.sort((a, b) => b.count - a.count || (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  });
+  return found;
 }
 
 function detailSnapshot(state, params, store) {
   const hops = params.subpath.split(',');
   const key = hops.join(',');
-  const entry = state.byLength[hops.length].get(key);
+  const count = state.byLength[hops.length].get(key) || 0;
+  const found = count > 0 ? scanSubpath(store, hops) : null;
   const observers = [];
-  if (entry) {
-    for (let i = 0; i < entry.observers.length; i += 2) {
-      const observer = store.observers.get(entry.observers[i]);
-      observers.push({ id: observer.id, name: observer.name, region: observer.region, count: entry.observers[i + 1] });
+  if (found) {
+    for (const [id, paths] of found.observers) {
+      const observer = store.observers.get(id);
+      observers.push({ id, name: observer ? observer.name : id, region: observer ? observer.region : null, count: paths });
     }
     observers.sort((a, b) => b.count - a.count || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
-  const count = entry ? entry.count : 0;
   return {
     units: {
       count: 'stored paths (one per observation) containing the subpath at least once; share = count / totalPaths',
@@ -261,10 +181,10 @@ function detailSnapshot(state, params, store) {
     totalPaths: state.totalPaths,
     hops: hops.map((hop) => ({ hop, hashSize: hop.length / 2, ...describePrefix(store, hop) })),
     observers,
-    firstSeen: entry ? seenIn(state, store, hops, entry.hours[0], -1) : null,
-    lastSeen: entry ? seenIn(state, store, hops, entry.hours[entry.hours.length - 2], 1) : null,
-    previous: entry ? countRows(entry.previous) : [],
-    next: entry ? countRows(entry.next) : [],
+    firstSeen: found ? found.firstSeen : null,
+    lastSeen: found ? found.lastSeen : null,
+    previous: found ? countRows(found.previous) : [],
+    next: found ? countRows(found.next) : [],
   };
 }
 

@@ -1,7 +1,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { checkAgainstBruteForce, packetsOfNodeByKey: packetsOfNode } = require('../../helpers/mesh');
+const { checkAgainstBruteForce, packetsOfNodeByKey: packetsOfNode, observationsOfNodeByKey } = require('../../helpers/mesh');
 const { nodeStatus } = require('../../../imports/core/node-status');
 
 const DAY = 24 * 3600e3;
@@ -16,7 +16,7 @@ function bruteBulkHealth(store, params, now) {
     .slice(0, params.limit)
     .map((node) => {
       const txs = packetsOfNode(store, node.pubKey);
-      const observations = txs.flatMap((tx) => tx.observations);
+      const observations = observationsOfNodeByKey(store, node.pubKey);
       return {
         pubKey: node.pubKey, name: node.name, role: node.role,
         status: nodeStatus(node, now),

@@ -1,7 +1,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { checkAgainstBruteForce, simulatedReports, assertClose, seededRandom } = require('../../helpers/mesh');
+const { checkAgainstBruteForce, simulatedReports, assertClose, seededRandom, namesKey, observationsNaming } = require('../../helpers/mesh');
 const { newHourBucket, addTime, removeOldestTime, hourTimes, HOUR_FIELD } = require('../../../imports/core/analytics/node-health');
 const { createEngine } = require('../../../imports/core/engine');
 const { VIEWS_BY_NAME } = require('../../../imports/core/analytics');
@@ -14,11 +14,6 @@ const DAY = 24 * HOUR;
 const average = (values) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : null);
 const byCountThenKey = (a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1);
 
-/** Does a transmission name `key` (advert key, src or dest hash, or a hop of any observed path)? */
-function namesKey(tx, key) {
-  return (tx.advert !== null && tx.advert.pubKey === key) || tx.srcHash === key || tx.destHash === key
-    || tx.observations.some((o) => o.path.includes(key));
-}
 
 /** Brute force, straight from the definitions, over every stored transmission. */
 function bruteNode(store, params, now) {
@@ -29,7 +24,10 @@ function bruteNode(store, params, now) {
   // 1-, 2- and 3-byte prefixes); a transmission counts once per key that it names.
   const keys = [pubKey, pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6)];
   const all = store.transmissions();
-  const keyTxs = keys.map((key) => [key, all.filter((tx) => namesKey(tx, key))]);
+  // Each key sees the observations that name it (all of them for its advert, src and dest keys;
+  // for a hop key those whose path shows the hop): a keyed copy of the transmission carries them.
+  const keyed = (tx, key) => Object.assign(Object.create(tx), { observations: observationsNaming(tx, key) });
+  const keyTxs = keys.map((key) => [key, all.filter((tx) => namesKey(tx, key)).map((tx) => keyed(tx, key))]);
   const txs = keyTxs.flatMap(([, list]) => list); // with a repeat per key
   const union = all.filter((tx) => keys.some((key) => namesKey(tx, key)));
   const snrs = (list) => list.filter((o) => o.snr !== null).map((o) => o.snr);
@@ -230,9 +228,11 @@ for (const views of [['node'], ['nodes', 'node', 'bulkHealth']]) {
         return;
       }
       const versions = new Map(Array.from(engine.store.nodes.keys(), (pubKey) => [pubKey, view.versionFor({ pubKey })]));
-      const { tx } = engine.ingest(report);
+      const { tx, observation } = engine.ingest(report);
       for (const [pubKey, version] of versions) {
-        const involved = tx && engine.store.transmissionsOfNode(pubKey).includes(tx);
+        // A report changes the figures of the keys it names itself (node-health.js).
+        const keys = [pubKey, pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6)];
+        const involved = Boolean(observation) && keys.some((key) => observationsNaming(tx, key).includes(observation) && namesKey(tx, key));
         if (!involved) assert.equal(view.versionFor({ pubKey }), version, `${pubKey} was not involved`);
         else assert.ok(view.versionFor({ pubKey }) > version, `${pubKey} was involved`);
       }
