@@ -184,3 +184,17 @@ test('NO_MERGE accounting: ids sent are remembered (so stopping removes them), r
   otherSink.added('h1', { a: 1 }, new Map());
   assert.equal(other.written.length, 1);
 });
+
+test('installSharedDeflate hands Meteor\'s permessage-deflate the shared zlib, or says why not', () => {
+  const { installSharedDeflate } = require('../../imports/api/ddp/shared-send');
+  const sharedDeflate = { zlib: { createDeflateRaw() {}, createInflateRaw() {} } };
+  // As Meteor 3.0.4 builds it: permessage-deflate's configure() = Object.create(ext, {_options}).
+  const configured = Object.create({ name: 'permessage-deflate', createServerSession() {} }, { _options: { value: {} } });
+  const server = { stream_server: { server: { options: { faye_server_options: { extensions: [configured] } } } } };
+  assert.deepEqual(installSharedDeflate(server, sharedDeflate), { installed: true, reason: null });
+  assert.equal(configured._options.zlib, sharedDeflate.zlib);
+  const off = { stream_server: { server: { options: { faye_server_options: { extensions: [] } } } } };
+  assert.match(installSharedDeflate(off, sharedDeflate).reason, /no permessage-deflate/);
+  assert.match(installSharedDeflate({}, sharedDeflate).reason, /not SockJS/);
+  assert.match(installSharedDeflate({ stream_server: { server: { options: { faye_server_options: null } } } }, sharedDeflate).reason, /no websocket extensions/);
+});

@@ -139,6 +139,10 @@ test('views over DDP: publications, methods, validation, rate limits', { timeout
     // Meteor upgrade changed the ddp-server internals it relies on, this fails with the reason.
     assert.equal(health.sharedSend.mode, 'shared', `shared DDP sends fell back: ${health.sharedSend.fallbackReason}`);
     assert.ok(health.sharedSend.sharedRelays >= subscribed.length && health.sharedSend.sharedSends > 0, JSON.stringify(health.sharedSend));
+    // Shared permessage-deflate: installed into Meteor's extension, and the deflate client above
+    // decoded every message it got (stored small ones, shared compressed large ones).
+    assert.equal(health.sharedDeflate.installed, true, `shared deflate not installed: ${health.sharedDeflate.reason}`);
+    assert.ok(health.sharedDeflate.messages > 0 && health.sharedDeflate.stored > 0 && health.sharedDeflate.compressed > 0, JSON.stringify(health.sharedDeflate));
     // A second client of the same views reuses the texts already made for the first.
     const second = await DdpClient.connect(`${app.url.replace('http', 'ws')}/websocket`);
     try {

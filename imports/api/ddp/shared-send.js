@@ -21,6 +21,13 @@
  * the public path (`this.added/changed/removed`) and says why in stats().fallbackReason.
  * tests/e2e/ddp.test.js fails loudly if the running Meteor does not take the shared path.
  *
+ *
+ * installSharedDeflate() hands permessage-deflate (Meteor 3.0.x: faye-websocket via SockJS) a
+ * `zlib` that compresses each distinct message once for every session (imports/core/
+ * shared-deflate.js), through the package's documented `zlib` option, reached at
+ * `Meteor.server.stream_server.server.options.faye_server_options.extensions`. When that path
+ * is not there (compression off, another transport), nothing is changed and the reason is kept.
+ *
  * Plain CommonJS, no `meteor/*` imports: Meteor parts are passed in, so tests run under Node.
  */
 
@@ -157,4 +164,24 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true 
   return { relay, stats, problemWith };
 }
 
-module.exports = { createSharedSender, inspectSend };
+/**
+ * Give Meteor's permessage-deflate extension the shared compressor. Returns { installed, reason }.
+ * Call before the first connection: sessions read the option when they are created.
+ */
+function installSharedDeflate(server, sharedDeflate) {
+  const streamServer = server && server.stream_server;
+  const sockjsOptions = streamServer && streamServer.server && streamServer.server.options;
+  if (!sockjsOptions) return { installed: false, reason: 'Meteor.server.stream_server.server.options is missing (not SockJS)' };
+  const fayeOptions = sockjsOptions.faye_server_options;
+  if (!fayeOptions || !Array.isArray(fayeOptions.extensions)) return { installed: false, reason: 'no websocket extensions (compression off, or websockets disabled)' };
+  const deflate = fayeOptions.extensions.find((extension) => extension && extension.name === 'permessage-deflate');
+  if (!deflate) return { installed: false, reason: 'no permessage-deflate extension (compression off)' };
+  const options = deflate._options;
+  if (!options || typeof options !== 'object' || typeof deflate.createServerSession !== 'function') {
+    return { installed: false, reason: 'permessage-deflate has no _options object or createServerSession' };
+  }
+  options.zlib = sharedDeflate.zlib;
+  return { installed: true, reason: null };
+}
+
+module.exports = { createSharedSender, inspectSend, installSharedDeflate };

@@ -16,7 +16,8 @@ import { createSimulatorFeed } from '/imports/ingest/simulator-feed';
 import { createMqttSources } from '/imports/ingest/mqtt';
 import { createPacketsHandler } from '/imports/ingest/http';
 import { registerViewPublications } from '/imports/api/views/publications';
-import { createSharedSender } from '/imports/api/ddp/shared-send';
+import { createSharedSender, installSharedDeflate } from '/imports/api/ddp/shared-send';
+import { createSharedDeflate } from '/imports/core/shared-deflate';
 import { registerViewMethods } from '/imports/api/views/methods';
 import { registerRateLimits } from '/imports/api/views/rate-limits';
 import { registerRestApi } from '/imports/api/views/http';
@@ -134,6 +135,16 @@ Meteor.startup(async () => {
     meteor: Meteor,
     enabled: process.env.MESHPULSE_SHARED_SEND !== 'off',
   });
+  // permessage-deflate once per distinct message for all sessions, small messages stored:
+  // MESHPULSE_SHARED_DEFLATE=off keeps the package's own per-session zlib streams.
+  let sharedDeflate = null;
+  let sharedDeflateInstall = { installed: false, reason: 'disabled (MESHPULSE_SHARED_DEFLATE=off)' };
+  if (process.env.MESHPULSE_SHARED_DEFLATE !== 'off') {
+    const threshold = process.env.MESHPULSE_DEFLATE_THRESHOLD;
+    sharedDeflate = createSharedDeflate(threshold === undefined ? {} : { thresholdBytes: Number(threshold) });
+    sharedDeflateInstall = installSharedDeflate(Meteor.server, sharedDeflate);
+    if (!sharedDeflateInstall.installed) log.info(`shared deflate not installed: ${sharedDeflateInstall.reason}`);
+  }
 
   /** GET /api/health and the `perf` publication: imports/core/health.js, redacted. */
   function health() {
@@ -143,6 +154,7 @@ Meteor.startup(async () => {
         meteorRelease: Meteor.release,
         sessions: Meteor.server.sessions.size,
         sharedSend: sharedSender.stats(),
+        sharedDeflate: { ...sharedDeflateInstall, ...(sharedDeflate ? sharedDeflate.stats() : {}) },
         websocketCompression: { ...describeWebsocketCompression(process.env.SERVER_WEBSOCKET_COMPRESSION), negotiated: negotiatedCompression() },
         asyncQueue: {
           batchSize: process.env.METEOR_ASYNC_QUEUE_BATCH_SIZE || 'meteor default',

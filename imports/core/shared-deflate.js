@@ -1,0 +1,156 @@
+'use strict';
+/**
+ * permessage-deflate that pays: a `zlib` stand-in for the permessage-deflate package (its
+ * documented `zlib` option) that compresses each distinct message ONCE for every connection.
+ *
+ * Why: with 200 dashboards, every session deflated the same view document on its own (about 79%
+ * of the server's time per delivered message). Here every message is deflated on its own
+ * (no back-references to earlier messages: valid whatever context takeover was negotiated,
+ * since a deflate stream may always choose not to reference its window), so identical
+ * payloads give identical bytes, cached by content for the next session. Messages under
+ * `thresholdBytes` (pings, `ready`, live-feed rows) go out as a stored (uncompressed) deflate
+ * block: no zlib work at all, 6 bytes of framing, like Meteor 3.1.1's threshold.
+ *
+ * Output = what a zlib deflate ending in Z_SYNC_FLUSH emits (so permessage-deflate strips the
+ * trailing 00 00 ff ff as usual). Inflate (client -> server) is zlib's own.
+ * Pure Node; imports/api/ddp/shared-send.js hands it to Meteor's permessage-deflate.
+ */
+const zlib = require('zlib');
+const { EventEmitter } = require('events');
+
+const SHARED_DEFLATE_DEFAULTS = {
+  // Below this many bytes a message is sent as a stored block (not compressed): 1 KB as Meteor 3.1.1.
+  thresholdBytes: 1024,
+  // Compressed messages kept for reuse: a tick's shared messages and the groups' initial documents.
+  cacheEntries: 512,
+  cacheBytes: 32 * 1024 * 1024,
+  // Used when the session asks for zlib's default level (-1).
+  defaultLevel: 1,
+};
+
+const MAX_STORED_BLOCK = 65535;
+const SYNC_FLUSH_TAIL = Buffer.from([0x00, 0x00, 0x00, 0xff, 0xff]); // empty stored block
+
+/** `data` as non-final stored deflate blocks followed by a sync flush. */
+function storedBlocks(data) {
+  const blocks = Math.max(1, Math.ceil(data.length / MAX_STORED_BLOCK));
+  const out = Buffer.allocUnsafe(data.length + blocks * 5 + SYNC_FLUSH_TAIL.length);
+  let at = 0;
+  for (let i = 0; i < blocks; i++) {
+    const part = data.subarray(i * MAX_STORED_BLOCK, Math.min(data.length, (i + 1) * MAX_STORED_BLOCK));
+    out[at++] = 0x00; // BFINAL 0, BTYPE 00 (stored), then byte alignment
+    out.writeUInt16LE(part.length, at); at += 2;
+    out.writeUInt16LE(~part.length & 0xffff, at); at += 2;
+    part.copy(out, at); at += part.length;
+  }
+  SYNC_FLUSH_TAIL.copy(out, at);
+  return out;
+}
+
+const crc32 = typeof zlib.crc32 === 'function' ? zlib.crc32 : null;
+
+function createSharedDeflate(options = {}) {
+  const settings = { ...SHARED_DEFLATE_DEFAULTS, ...options };
+  if (!(settings.thresholdBytes >= 0 && settings.thresholdBytes <= MAX_STORED_BLOCK)) {
+    throw new RangeError(`thresholdBytes must be between 0 and ${MAX_STORED_BLOCK}, got ${settings.thresholdBytes}`);
+  }
+  const counters = { messages: 0, stored: 0, compressed: 0, cacheHits: 0, bytesIn: 0, bytesOut: 0, cacheEvictions: 0 };
+  const cache = new Map(); // params|length|crc -> { input, output }, oldest first
+  let cacheBytes = 0;
+
+  // One zlib call per distinct message (zlib's sync API closes its handle after each call).
+  function deflateOnce(input, params) {
+    return zlib.deflateRawSync(input, { windowBits: params.windowBits, level: params.level, memLevel: params.memLevel, strategy: params.strategy, finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  }
+
+  function remember(key, input, output) {
+    cache.set(key, { input, output });
+    cacheBytes += input.length + output.length;
+    while (cache.size > settings.cacheEntries || cacheBytes > settings.cacheBytes) {
+      const [oldest, entry] = cache.entries().next().value;
+      cache.delete(oldest);
+      cacheBytes -= entry.input.length + entry.output.length;
+      counters.cacheEvictions++;
+    }
+  }
+
+  /** One message's deflate output (ending in 00 00 ff ff). */
+  function compress(input, params) {
+    counters.messages++;
+    counters.bytesIn += input.length;
+    let output;
+    if (input.length < settings.thresholdBytes) {
+      counters.stored++;
+      output = storedBlocks(input);
+    } else {
+      const key = `${params.key}|${input.length}|${crc32 ? crc32(input) : input.toString('latin1')}`;
+      const hit = cache.get(key);
+      if (hit && hit.input.equals(input)) {
+        counters.cacheHits++;
+        output = hit.output;
+      } else {
+        counters.compressed++;
+        // Copy: the caller may reuse its buffer; the cache must keep what was compressed.
+        output = deflateOnce(input, params);
+        remember(key, Buffer.from(input), output);
+      }
+    }
+    counters.bytesOut += output.length;
+    return output;
+  }
+
+  /** The stream permessage-deflate drives: write(data) then flush(flag, callback), per message. */
+  class MessageDeflate extends EventEmitter {
+    constructor(params) {
+      super();
+      this.sharedParams = params;
+      this.chunks = [];
+      // permessage-deflate calls flush(Z_SYNC_FLUSH, cb) when `params` exists (as on zlib streams).
+      this.params = () => {};
+    }
+
+    write(data) {
+      this.chunks.push(Buffer.isBuffer(data) ? data : Buffer.from(data));
+      return true;
+    }
+
+    flush(flag, callback) {
+      const done = typeof flag === 'function' ? flag : callback;
+      const input = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
+      this.chunks = [];
+      let output;
+      try {
+        output = compress(input, this.sharedParams);
+      } catch (err) {
+        this.emit('error', err);
+        return;
+      }
+      this.emit('data', output);
+      if (done) done();
+    }
+
+    close() {
+      this.chunks = [];
+    }
+  }
+
+  /** The `zlib` option for permessage-deflate: shared deflate out, zlib's own inflate in. */
+  const zlibShim = {
+    createDeflateRaw(opts = {}) {
+      const level = opts.level === undefined || opts.level === zlib.constants.Z_DEFAULT_COMPRESSION ? settings.defaultLevel : opts.level;
+      const windowBits = opts.windowBits || 15;
+      const memLevel = opts.memLevel || zlib.constants.Z_DEFAULT_MEMLEVEL;
+      const strategy = opts.strategy === undefined ? zlib.constants.Z_DEFAULT_STRATEGY : opts.strategy;
+      return new MessageDeflate({ level, windowBits, memLevel, strategy, key: `${level}/${windowBits}/${memLevel}/${strategy}` });
+    },
+    createInflateRaw: (opts) => zlib.createInflateRaw(opts),
+  };
+
+  function stats() {
+    return { thresholdBytes: settings.thresholdBytes, defaultLevel: settings.defaultLevel, ...counters, cacheEntries: cache.size, cacheBytes, savedPct: counters.bytesIn ? Math.round((1 - counters.bytesOut / counters.bytesIn) * 1000) / 10 : null };
+  }
+
+  return { zlib: zlibShim, compress, stats, settings };
+}
+
+module.exports = { createSharedDeflate, storedBlocks, SHARED_DEFLATE_DEFAULTS };
