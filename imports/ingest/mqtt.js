@@ -17,6 +17,12 @@
  * client id, `clean: false` and QoS 1, so the broker queues our messages while we are away or
  * behind and delivers them on reconnect (what the broker must be configured for: README "Ingest").
  *
+ * Re-deliveries. QoS 1 is at least once: after a broker restart (or any lost PUBACK) the broker
+ * sends some messages again, byte for byte. Each broker keeps the identities (SHA-1 of topic +
+ * payload) of its last `redeliveryWindow` packet messages; an identical message within them is
+ * counted as `redelivered` and not ingested again. A packet an observer heard twice by different
+ * paths differs in its raw bytes (or timestamp), so it is a new message and is ingested.
+ *
  * Back-pressure. When the ingest queue holds more than `highWater` reports, the next message's
  * handling (and its PUBACK) waits until the queue has drained: TCP then pushes back on the
  * broker, which queues for us instead of MeshPulse dropping on a full queue.
@@ -57,6 +63,10 @@ const BROKER_DEFAULTS = Object.freeze({
   // Queue depth (waiting reports) above which we stop reading from this broker until it drains.
   highWater: 20000,
   keepaliveSeconds: 60,
+  // Identities of the last this-many packet messages, to skip QoS 1 re-deliveries (0 = off).
+  // A broker re-sends on reconnect what was in flight (mosquitto: max_inflight_messages), so
+  // 100,000 leaves a wide margin; about 80 bytes each, ≈ 8 MB per broker.
+  redeliveryWindow: 100000,
 });
 
 // The $SYS topics we read (mosquitto names; other brokers publish other names or none).
@@ -108,6 +118,45 @@ function createRate(seconds, now) {
       return Math.round((total / Math.min(seconds, Math.max(1, (now() - startedAt) / 1000))) * 10) / 10;
     },
   };
+}
+
+/**
+ * The last `capacity` message identities, oldest forgotten first: a ring of keys for the order
+ * and a Set for lookups, so memory stays fixed however long the stream. seen(key) is true when
+ * the key is still in the window (a repeat, not added again); otherwise it is added.
+ */
+function createRecentWindow(capacity) {
+  if (!Number.isInteger(capacity) || capacity < 0) throw new TypeError(`createRecentWindow: capacity must be an integer >= 0, got ${capacity}`);
+  const ring = new Array(capacity);
+  const keys = new Set();
+  let next = 0;
+  return {
+    seen(key) {
+      if (capacity === 0) return false;
+      if (keys.has(key)) return true;
+      if (keys.size === capacity) keys.delete(ring[next]);
+      ring[next] = key;
+      keys.add(key);
+      next = (next + 1) % capacity;
+      return false;
+    },
+    get size() {
+      return keys.size;
+    },
+    capacity,
+  };
+}
+
+// crypto.hash (Node >= 20.12) is one call; createHash is the fallback.
+const sha1 = typeof crypto.hash === 'function'
+  ? (text) => crypto.hash('sha1', text, 'base64')
+  : (text) => crypto.createHash('sha1').update(text, 'latin1').digest('base64');
+
+/** One MQTT message's identity: a re-delivery has the same topic and the same payload bytes. */
+function messageIdentity(topic, payload) {
+  // latin1 maps each byte to one char, so distinct payloads stay distinct; topics never hold NUL.
+  const bytes = Buffer.isBuffer(payload) ? payload.toString('latin1') : Buffer.from(String(payload)).toString('latin1');
+  return sha1(`${topic}\0${bytes}`);
 }
 
 /** PEM text as is; anything else is read as a file path. */
@@ -195,6 +244,8 @@ function createMqttSources(options = {}) {
     const persistent = broker.session === 'persistent';
     const qos = broker.qos === null || broker.qos === undefined ? (persistent ? 1 : 0) : Number(broker.qos);
     if (![0, 1, 2].includes(qos)) throw new TypeError(`createMqttSources: brokers[${index}].qos must be 0, 1 or 2`);
+    if (!Number.isInteger(broker.redeliveryWindow) || broker.redeliveryWindow < 0) throw new TypeError(`createMqttSources: brokers[${index}].redeliveryWindow must be an integer >= 0 (0 = off)`);
+    const recent = createRecentWindow(broker.redeliveryWindow);
     const reconnect = { ...RECONNECT_DEFAULTS, ...(options.reconnect || {}), ...(config.reconnect || {}) };
     const regions = Array.isArray(broker.regions) && broker.regions.length > 0 ? new Set(broker.regions.map((r) => String(r).toUpperCase())) : null;
     const credentials = splitCredentials(broker.url);
@@ -218,6 +269,7 @@ function createMqttSources(options = {}) {
       packets: 0,
       statusMessages: 0,
       filtered: 0,
+      redelivered: 0, // identical packet messages within the redelivery window, not ingested again
       rejected: 0,
       backpressurePauses: 0,
       connects: 0,
@@ -356,6 +408,10 @@ function createMqttSources(options = {}) {
         return;
       }
       // Packets, and topics we can't read (counted as bad_topic by the pipeline).
+      if (recent.capacity > 0 && recent.seen(messageIdentity(topic, payload))) {
+        state.redelivered++;
+        return;
+      }
       state.packets++;
       const result = pipeline.submitMessage(topic, payload, label);
       if (result && result.error) state.rejected++;
@@ -412,4 +468,4 @@ function createMqttSources(options = {}) {
   };
 }
 
-module.exports = { createMqttSources, BROKER_DEFAULTS, RECONNECT_DEFAULTS, SYS_TOPICS, stableClientId };
+module.exports = { createMqttSources, createRecentWindow, messageIdentity, BROKER_DEFAULTS, RECONNECT_DEFAULTS, SYS_TOPICS, stableClientId };

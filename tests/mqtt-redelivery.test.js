@@ -1,0 +1,168 @@
+'use strict';
+// The MQTT source's redelivery window (imports/ingest/mqtt.js): QoS 1 sends a message again
+// after a broker restart or a lost PUBACK; an identical message (same topic, same payload bytes)
+// within the window is counted as `redelivered` and ingested once. The same packet heard by the
+// same observer by another path, or at another time, is a new message and is ingested.
+// A fake mqtt client (options.connect) delivers the messages, so no broker is needed.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { EventEmitter } = require('node:events');
+const { createEngine } = require('../imports/core/engine');
+const { createSimulator } = require('../imports/core/simulate');
+const { decodePacket } = require('../imports/core/decode');
+const { createPipeline } = require('../imports/ingest/pipeline');
+const { createMqttSources, createRecentWindow, messageIdentity, BROKER_DEFAULTS } = require('../imports/ingest/mqtt');
+
+test('recent window: a key is seen once; the window holds at most `capacity` keys, oldest forgotten first', () => {
+  const window = createRecentWindow(3);
+  assert.equal(window.seen('a'), false);
+  assert.equal(window.seen('a'), true);
+  assert.equal(window.seen('b'), false);
+  assert.equal(window.seen('c'), false);
+  assert.equal(window.size, 3);
+  assert.equal(window.seen('d'), false); // 'a' leaves
+  assert.equal(window.size, 3);
+  assert.equal(window.seen('b'), true);
+  assert.equal(window.seen('a'), false); // forgotten, so new again; 'b' leaves
+  assert.equal(window.seen('c'), true);
+  assert.equal(window.seen('b'), false);
+  assert.equal(window.size, 3);
+});
+
+test('recent window: a long stream stays at capacity, and every key of the last `capacity` is still known', () => {
+  const capacity = 1000;
+  const window = createRecentWindow(capacity);
+  for (let i = 0; i < 25000; i++) {
+    assert.equal(window.seen(`k${i}`), false);
+    assert.ok(window.size <= capacity);
+  }
+  assert.equal(window.size, capacity);
+  // Brute force: exactly the last 1000 keys are repeats, the ones before are new again.
+  for (let i = 25000 - capacity; i < 25000; i++) assert.equal(window.seen(`k${i}`), true, `k${i}`);
+  assert.equal(window.seen(`k${25000 - capacity - 1}`), false);
+});
+
+test('recent window: capacity 0 remembers nothing; a bad capacity names the limit', () => {
+  const off = createRecentWindow(0);
+  assert.equal(off.seen('a'), false);
+  assert.equal(off.seen('a'), false);
+  assert.equal(off.size, 0);
+  assert.throws(() => createRecentWindow(-1), /capacity must be an integer >= 0/);
+  assert.throws(() => createRecentWindow(1.5), /capacity must be an integer >= 0/);
+});
+
+test('message identity: same topic and bytes -> same identity; any byte or the topic differs -> another', () => {
+  const payload = JSON.stringify({ raw: '11223344', timestamp: '2026-01-01T00:00:00.000Z' });
+  const topic = 'meshcore/SFO/OBS1/packets';
+  assert.equal(messageIdentity(topic, Buffer.from(payload)), messageIdentity(topic, payload));
+  assert.notEqual(messageIdentity(topic, payload), messageIdentity('meshcore/SFO/OBS2/packets', payload));
+  assert.notEqual(messageIdentity(topic, payload), messageIdentity(topic, payload.replace('44', '45')));
+  // Bytes that are not valid UTF-8 stay distinct (latin1 maps each byte to one char).
+  assert.notEqual(messageIdentity(topic, Buffer.from([0xff, 0xfe])), messageIdentity(topic, Buffer.from([0xff, 0xfd])));
+  assert.equal(BROKER_DEFAULTS.redeliveryWindow, 100000);
+});
+
+/** A stand-in for an mqtt.js client: records subscriptions, lets the test deliver messages. */
+function fakeConnect() {
+  const clients = [];
+  const connect = () => {
+    const client = new EventEmitter();
+    client.connected = false;
+    client.handleMessage = (packet, callback) => callback();
+    client.subscribe = (topics, options, callback) => callback(null, [].concat(topics).map((topic) => ({ topic, qos: options.qos })));
+    client.endAsync = async () => {};
+    client.reconnect = () => {};
+    client.deliver = (topic, payload) => client.emit('message', topic, Buffer.from(payload), { topic, payload, dup: false });
+    clients.push(client);
+    setImmediate(() => {
+      client.connected = true;
+      client.emit('connect', { sessionPresent: false });
+    });
+    return client;
+  };
+  return { connect, clients };
+}
+
+/** The same packet with one hop of its path changed: another way the observer heard it. */
+function otherPath(raw) {
+  const bytes = Buffer.from(raw, 'hex');
+  const routeType = bytes[0] & 0x03;
+  const pathLenOffset = routeType === 0 || routeType === 3 ? 5 : 1;
+  const hopCount = bytes[pathLenOffset] & 0x3f;
+  assert.ok(hopCount > 0, 'a packet with a path');
+  bytes[pathLenOffset + 1] ^= 0xff;
+  return bytes.toString('hex').toUpperCase();
+}
+
+function setup(brokerExtra = {}) {
+  const sim = createSimulator({ seed: 61 });
+  const messages = sim.messages(400).map((m) => ({ topic: m.topic, payload: JSON.stringify(m.payload), parsed: m.payload }));
+  const engine = createEngine({ channels: sim.channels.map((c) => ({ name: c.name, key: c.key })) });
+  const pipeline = createPipeline({ engine });
+  const fake = fakeConnect();
+  const sources = createMqttSources({ brokers: [{ url: 'mqtt://fake.invalid', session: 'persistent', sys: false, ...brokerExtra }], pipeline, connect: fake.connect });
+  return { messages, engine, pipeline, sources, fake };
+}
+
+test('mqtt source: a message delivered twice within the window is ingested once and counted as redelivered', async (t) => {
+  const { messages, engine, pipeline, sources, fake } = setup();
+  t.after(() => sources.stop());
+  const client = fake.clients[0];
+  // Everything once, then the second half again (what a restarted broker re-sends), then all again.
+  for (const m of messages) client.deliver(m.topic, m.payload);
+  for (const m of messages.slice(200)) client.deliver(m.topic, m.payload);
+  for (const m of messages) client.deliver(m.topic, m.payload);
+  await pipeline.drain();
+  const stats = sources.stats()[0];
+  assert.equal(stats.messages, 1000);
+  assert.equal(stats.redelivered, 600);
+  assert.equal(stats.packets, 400);
+  assert.equal(pipeline.stats().accepted, 400);
+  assert.equal(engine.store.stats().observations, 400);
+});
+
+test('mqtt source: the same packet from the same observer by another path, or at another time, is ingested', async (t) => {
+  const { messages, engine, pipeline, sources, fake } = setup();
+  t.after(() => sources.stop());
+  const client = fake.clients[0];
+  const base = messages.find((m) => {
+    const { packet } = decodePacket(m.parsed.raw);
+    return packet && packet.hopCount > 0 && packet.payloadType !== 9; // TRACE carries SNRs where others carry a path
+  });
+  assert.ok(base, 'the simulator sends a packet with a path');
+  const viaOtherPath = { topic: base.topic, payload: JSON.stringify({ ...base.parsed, raw: otherPath(base.parsed.raw) }) };
+  const later = { topic: base.topic, payload: JSON.stringify({ ...base.parsed, timestamp: new Date(Date.parse(base.parsed.timestamp) + 1500).toISOString() }) };
+  for (const m of [base, viaOtherPath, later, base, viaOtherPath, later]) client.deliver(m.topic, m.payload);
+  await pipeline.drain();
+  assert.equal(sources.stats()[0].redelivered, 3, 'only the exact repeats are skipped');
+  assert.equal(sources.stats()[0].packets, 3);
+  assert.equal(pipeline.stats().accepted, 3);
+  assert.equal(pipeline.stats().rejected, 0);
+  assert.equal(engine.store.stats().transmissions, 1, 'one packet');
+  const tx = engine.store.transmissions()[0];
+  assert.ok(tx.observations.length >= 2, 'heard by two paths: two observations');
+});
+
+test('mqtt source: redeliveryWindow 0 turns the window off; a bad value is refused with its name', async (t) => {
+  const { messages, pipeline, sources, fake } = setup({ redeliveryWindow: 0 });
+  t.after(() => sources.stop());
+  const client = fake.clients[0];
+  for (const m of [...messages.slice(0, 10), ...messages.slice(0, 10)]) client.deliver(m.topic, m.payload);
+  await pipeline.drain();
+  assert.equal(sources.stats()[0].redelivered, 0);
+  assert.equal(pipeline.stats().accepted, 20);
+  assert.throws(() => createMqttSources({ brokers: [{ url: 'mqtt://fake.invalid', redeliveryWindow: -5 }], pipeline, connect: fakeConnect().connect }), /brokers\[0\]\.redeliveryWindow must be an integer >= 0/);
+});
+
+test('mqtt source: the window is bounded: a repeat older than the window is ingested again', async (t) => {
+  const { messages, pipeline, sources, fake } = setup({ redeliveryWindow: 50 });
+  t.after(() => sources.stop());
+  const client = fake.clients[0];
+  for (const m of messages.slice(0, 100)) client.deliver(m.topic, m.payload);
+  // messages 50..99 are in the window, 0..49 have left it.
+  for (const m of messages.slice(50, 100)) client.deliver(m.topic, m.payload);
+  for (const m of messages.slice(0, 10)) client.deliver(m.topic, m.payload);
+  await pipeline.drain();
+  assert.equal(sources.stats()[0].redelivered, 50);
+  assert.equal(pipeline.stats().accepted, 110);
+});
