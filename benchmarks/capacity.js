@@ -15,7 +15,8 @@
  */
 const { runStudy, sleep } = require('./lib/study');
 const { runArtillery } = require('./lib/artillery');
-const { startSampler, cpuSeconds, summarize } = require('./lib/sampler');
+const { startSampler, cpuSeconds, summarize, coreTimes, coreBusyPct } = require('./lib/sampler');
+const { SERVER_CPU, LOAD_CPU } = require('./lib/study');
 const { websocketCompressionEnv, DEFAULT_PRESET } = require('../imports/core/compression');
 
 const INGEST_PER_S = 50;
@@ -47,6 +48,7 @@ async function runPath(study, path, { rates, stepS }) {
     for (const perMinute of rates) {
       const users = Math.round((perMinute * stepS) / 60);
       const cpu0 = cpuSeconds(server.pid);
+      const cores0 = coreTimes();
       const run = await runArtillery({
         script: 'ramp.yml',
         scenario: path,
@@ -58,6 +60,9 @@ async function runPath(study, path, { rates, stepS }) {
       });
       const elapsed = (run.endedAt - run.startedAt) / 1000;
       const cpuS = cpuSeconds(server.pid) - cpu0;
+      const cores1 = coreTimes();
+      const loadCoreBusy = coreBusyPct(cores0, cores1, LOAD_CPU);
+      const serverCoreBusy = coreBusyPct(cores0, cores1, SERVER_CPU);
       const c = run.summary.counters;
       const s = run.summary.summaries;
       const resources = summarize(sampler.series.server, run.startedAt, run.endedAt);
@@ -78,11 +83,16 @@ async function runPath(study, path, { rates, stepS }) {
         server_cpu_max_pct: resources.cpu_max,
         rss_max_mb: resources.rss_max_mb,
         load_cpu: summarize(sampler.series.load || [], run.startedAt, run.endedAt),
+        // Whole-core busy %, whoever used it (other work on a shared machine included).
+        load_core_busy_pct: loadCoreBusy,
+        server_core_busy_pct: serverCoreBusy,
         t_start: run.startedAt - t0,
         t_end: run.endedAt - t0,
       };
+      // A failed step while the load core was saturated measured the load generator, not the server.
+      step.fell_behind = !step.passed && loadCoreBusy !== null && loadCoreBusy >= 90 ? `load core ${loadCoreBusy}% busy (Artillery ${step.load_cpu.cpu_mean}% mean)` : null;
       steps.push(step);
-      study.log(`${path} ${perMinute}/min: ${step.passed ? 'passed' : 'FAILED'} (failed users ${step.vusers_failed}, ready p99 ${step.ready_p99_ms} ms, delay p99 ${step.delay_p99_ms} ms, server CPU ${step.server_cpu_pct}%)`);
+      study.log(`${path} ${perMinute}/min: ${step.passed ? 'passed' : step.fell_behind ? `INCONCLUSIVE (${step.fell_behind})` : 'FAILED'} (failed users ${step.vusers_failed}, ready p99 ${step.ready_p99_ms} ms, delay p99 ${step.delay_p99_ms} ms, server CPU ${step.server_cpu_pct}%, cores busy: server ${serverCoreBusy}%, load ${loadCoreBusy}%)`);
       if (step.passed) capacity = perMinute;
       else if (!study.flags.includes('--keep-going')) break;
       // Let the previous step's users leave before the next one starts.
@@ -96,7 +106,8 @@ async function runPath(study, path, { rates, stepS }) {
   }
   // Every step passed: the capacity is at least the last rate tried, not exactly it.
   const capped = steps.length === rates.length && steps.every((step) => step.passed);
-  return { path, capacity_per_minute: capacity, capped_by_plan: capped, steps, series: { t0, server: steps.series.server, load: steps.series.load || [] } };
+  const firstFailure = steps.find((step) => !step.passed) || null;
+  return { path, capacity_per_minute: capacity, capped_by_plan: capped, first_failure_fell_behind: firstFailure ? firstFailure.fell_behind : null, steps, series: { t0, server: steps.series.server, load: steps.series.load || [] } };
 }
 
 runStudy('capacity', async (study) => {
@@ -125,11 +136,13 @@ runStudy('capacity', async (study) => {
     reactive: rounds[0].reactive,
     method: rounds[0].method,
     capacity: { reactive, method },
-    rounds: rounds.map((r, i) => ({ round: i + 1, reactive: r.reactive.capacity_per_minute, method: r.method.capacity_per_minute, reactive_failed_step: (r.reactive.steps.find((s) => !s.passed) || null) })),
+    rounds: rounds.map((r, i) => ({ round: i + 1, reactive: r.reactive.capacity_per_minute, method: r.method.capacity_per_minute, reactive_first_failure_fell_behind: r.reactive.first_failure_fell_behind, method_first_failure_fell_behind: r.method.first_failure_fell_behind })),
     targets: {
       reactive_3000: {
         target: '>= 3,000 new reactive DDP connections per minute with no failure (median of the rounds; method beside it)',
         measured: { reactive: reactive.median, reactive_spread: [reactive.min, reactive.max], method: method.median, method_spread: [method.min, method.max] },
+        // Set when the reactive series stopped at a step where the load generator, not the server, fell behind.
+        inconclusive: rounds.map((r) => r.reactive.first_failure_fell_behind).filter(Boolean)[0] || null,
         met: reactive.median >= 3000,
       },
     },

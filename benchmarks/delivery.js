@@ -19,7 +19,8 @@
 const fs = require('fs');
 const { runStudy, sleep } = require('./lib/study');
 const { runArtillery } = require('./lib/artillery');
-const { startSampler, cpuSeconds, summarize } = require('./lib/sampler');
+const { startSampler, cpuSeconds, summarize, coreTimes, coreBusyPct } = require('./lib/sampler');
+const { SERVER_CPU, LOAD_CPU } = require('./lib/study');
 const { websocketCompressionEnv, DEFAULT_PRESET } = require('../imports/core/compression');
 
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -53,6 +54,7 @@ async function runPath(study, path, load) {
   const idleBeforePct = await idleCpu(server.pid, load.idleS);
   const sampler = startSampler({ server: server.pid });
   const cpuBefore = cpuSeconds(server.pid);
+  const coresBefore = coreTimes();
   study.log(`${path}: ${load.users} users over ${load.rampS} s, each for ${load.holdS} s`);
   const run = await runArtillery({
     script: 'dashboard.yml',
@@ -66,6 +68,9 @@ async function runPath(study, path, load) {
     label: path,
   });
   const cpuAfter = cpuSeconds(server.pid);
+  const coresAfter = coreTimes();
+  const loadCoreBusy = coreBusyPct(coresBefore, coresAfter, LOAD_CPU);
+  const serverCoreBusy = coreBusyPct(coresBefore, coresAfter, SERVER_CPU);
   const health = await fetch(`${server.url}/api/health`).then((r) => r.json()).catch(() => null);
   const series = sampler.stop();
   // The ingest-only CPU again once every user has left: the floor is the mean of the two, and
@@ -92,6 +97,7 @@ async function runPath(study, path, load) {
   if (failed > 0) behind.push(`${failed} users failed`);
   if ((serverCpuS / durationS) * 100 >= 90) behind.push(`server saturated (${round((serverCpuS / durationS) * 100, 1)}% of its core)`);
   if (loadCpu.cpu_mean !== null && loadCpu.cpu_mean !== undefined && loadCpu.cpu_mean >= 90) behind.push(`load generator saturated (${loadCpu.cpu_mean}%)`);
+  if (loadCoreBusy !== null && loadCoreBusy >= 95) behind.push(`load core ${loadCoreBusy}% busy (other work beside the load generator)`);
   if (delay.p99 !== undefined && delay.p99 > 2000) behind.push(`delay p99 ${delay.p99} ms > 2000 ms`);
   const netCpuPct = (netCpuS / durationS) * 100;
   // Net CPU no larger than the idle floor's own wobble: too small to compare, not zero.
@@ -132,6 +138,7 @@ async function runPath(study, path, load) {
     bytes_wire: counters['ddp.bytes_wire'] || 0,
     bytes_payload: counters['ddp.bytes_payload'] || 0,
     load_generator_cpu: loadCpu,
+    cores_busy_pct: { server: serverCoreBusy, load: loadCoreBusy },
     shared_send: health ? health.sharedSend || null : null,
     shared_deflate: health ? health.sharedDeflate || null : null,
     publish: health ? { ticks: health.publish.ticks, snapshots: health.publish.snapshots, updates: health.publish.updates, snapshotMs: health.publish.snapshotMs } : null,

@@ -38,6 +38,35 @@ function rssBytes(pid) {
   }
 }
 
+/**
+ * Per-core busy and total clock ticks from /proc/stat: { [cpu]: { busy, total } }. Two readings
+ * give how busy a core was in between, whoever used it: on a shared machine, a load core that
+ * other work keeps busy makes the load generator, not the server, fall behind.
+ */
+function coreTimes() {
+  const cores = {};
+  try {
+    for (const line of fs.readFileSync('/proc/stat', 'utf8').split('\n')) {
+      const match = /^cpu(\d+)\s+(.*)$/.exec(line);
+      if (!match) continue;
+      const [user, nice, system, idle, iowait = 0, irq = 0, softirq = 0, steal = 0] = match[2].trim().split(/\s+/).map(Number);
+      const busy = user + nice + system + irq + softirq + steal;
+      cores[match[1]] = { busy, total: busy + idle + iowait };
+    }
+  } catch (err) {
+    // not Linux: no per-core figures
+  }
+  return cores;
+}
+
+/** Busy % of one core between two coreTimes() readings, or null. */
+function coreBusyPct(before, after, cpu) {
+  const a = before[cpu];
+  const b = after[cpu];
+  if (!a || !b || b.total === a.total) return null;
+  return Math.round(((b.busy - a.busy) / (b.total - a.total)) * 1000) / 10;
+}
+
 /** Sample each named pid every intervalMs; stop() returns { name: [{ t, cpu, rssMB }] }. */
 function startSampler(pids, { intervalMs = 1000 } = {}) {
   const series = Object.fromEntries(Object.keys(pids).map((name) => [name, []]));
@@ -78,4 +107,4 @@ function summarize(samples, from = -Infinity, to = Infinity) {
   return { cpu_mean: mean('cpu'), cpu_max: max('cpu'), rss_mean_mb: mean('rssMB'), rss_max_mb: max('rssMB') };
 }
 
-module.exports = { startSampler, cpuSeconds, rssBytes, summarize };
+module.exports = { startSampler, cpuSeconds, rssBytes, summarize, coreTimes, coreBusyPct };
