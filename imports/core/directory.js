@@ -30,9 +30,10 @@ const DIRECTORY_DEFAULTS = Object.freeze({
 });
 
 const PREFIX_LENGTHS = [2, 4, 6]; // hex lengths of 1-, 2- and 3-byte hop hashes
-const NODE_BYTES = BYTES.object + 12 * BYTES.field + 3 * (BYTES.mapEntry + BYTES.arraySlot);
+// A node: its object, and per hash size a prefix-index entry with its bucket array and key.
+const NODE_BYTES = BYTES.object + 10 * BYTES.field + 3 * (BYTES.mapEntry + BYTES.object + 2 * BYTES.arraySlot + BYTES.string + 8);
 const OBSERVER_BYTES = BYTES.object + 8 * BYTES.field + BYTES.mapEntry;
-const STUB_BYTES = BYTES.object + 3 * BYTES.field + BYTES.mapEntry;
+const STUB_BYTES = BYTES.object + 3 * BYTES.field + 2 * BYTES.heapNumber + BYTES.mapEntry;
 const EMPTY = Object.freeze([]);
 
 function textBytes(text) {
@@ -47,7 +48,6 @@ class Directory {
     this.idleObservers = new Map(); // observer id -> observer, oldest idle first
     this.stubs = new Map(); // hop prefix -> { prefix, firstSeen, lastSeen }
     this.byPrefix = [new Map(), new Map(), new Map()]; // per hash size: prefix -> [node]
-    this.newNodes = []; // nodes learned since the last takeNewNodes()
     this.directoryPart = account.part('directory');
     this.observersPart = account.part('observers');
     this.stubsPart = account.part('stubs');
@@ -69,7 +69,6 @@ class Directory {
       this.dropStub(prefix);
     }
     this.directoryPart.add(NODE_BYTES + keyBytes(node.pubKey) + textBytes(node.name));
-    this.newNodes.push(node);
     return node;
   }
 
@@ -105,14 +104,6 @@ class Directory {
     const size = prefix.length >> 1;
     const bucket = size >= 1 && size <= 3 ? this.byPrefix[size - 1].get(prefix) : undefined;
     return bucket !== undefined && bucket.length === 1 ? bucket[0] : null;
-  }
-
-  /** Nodes added since the last call, for views that track nodes. */
-  takeNewNodes() {
-    if (this.newNodes.length === 0) return EMPTY;
-    const taken = this.newNodes;
-    this.newNodes = [];
-    return taken;
   }
 
   // ---- stubs --------------------------------------------------------------------------------
@@ -243,4 +234,4 @@ class Directory {
   }
 }
 
-module.exports = { Directory, DIRECTORY_DEFAULTS, PREFIX_LENGTHS };
+module.exports = { Directory, DIRECTORY_DEFAULTS, PREFIX_LENGTHS, NODE_BYTES };

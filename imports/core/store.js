@@ -30,7 +30,7 @@ const { decodePacket } = require('./decode');
 const { SeqDeque } = require('./deque');
 const { checkReport, INPUT_ERRORS } = require('./input-limits');
 const { MemoryAccount, BYTES, keyBytes } = require('./memory-account');
-const { Directory } = require('./directory');
+const { Directory, DIRECTORY_DEFAULTS, NODE_BYTES } = require('./directory');
 
 const DEFAULTS = {
   // Memory budget for the store in bytes; the oldest transmissions are evicted above it.
@@ -39,7 +39,7 @@ const DEFAULTS = {
   maxTransmissions: 0,
   // Estimated heap bytes per stored item, views included; calibrated against the heap measured
   // by `npm run bench:core` (core.json: bytes_per_transmission vs store_estimated_bytes).
-  estimatedBytes: { transmission: 470, observation: 150, indexEntry: 16, hop: 24 },
+  estimatedBytes: { transmission: 470, observation: 150, indexEntry: 16, hop: 24, advert: 450 },
   // Upper bound on observations kept per transmission; a flood heard by hundreds of observers
   // must not make one transmission unbounded. Further observations are counted, not stored.
   maxObservationsPerTransmission: 64,
@@ -61,7 +61,7 @@ const STORE_ERRORS = {
 const EMPTY_OBSERVATIONS = Object.freeze([]);
 const PUBLIC_KEY_RE = /^[0-9a-f]{64}$/;
 // A SeqDeque and its array, for an index key's first entry.
-const DEQUE_BYTES = BYTES.object + 2 * BYTES.field + BYTES.object + 4 * BYTES.arraySlot + BYTES.mapEntry;
+const DEQUE_BYTES = BYTES.object + 2 * BYTES.field + BYTES.object + 16 * BYTES.arraySlot + BYTES.mapEntry;
 
 /** A stored transmission's raw packet as lower-case hex. */
 function rawHex(tx) {
@@ -73,6 +73,16 @@ function samePath(a, b) {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/**
+ * The node directory's cap: `directory.maxNodes` (20,000 by default), and never more nodes than
+ * a quarter of the packet budget holds at NODE_BYTES each, so that a small box under a flood of
+ * random-key adverts stays within about 1.25 x its budget.
+ */
+function nodeCapFor(options) {
+  const configured = (options.directory && options.directory.maxNodes) || DIRECTORY_DEFAULTS.maxNodes;
+  return Math.max(100, Math.min(configured, Math.floor((options.memoryBudgetBytes * 0.25) / NODE_BYTES)));
 }
 
 class PacketStore {
@@ -97,7 +107,7 @@ class PacketStore {
     this.byChannel = new Map(); // channel hash -> SeqDeque
     this.byType = new Map(); // payload type -> SeqDeque
 
-    this.directory = new Directory(this.memory, this.options.directory);
+    this.directory = new Directory(this.memory, { ...this.options.directory, maxNodes: nodeCapFor(this.options) });
     this.nodes = this.directory.nodes; // public key -> node directory entry
     this.stubs = this.directory.stubs; // hop prefix never named by an advert -> stub entry
     this.observers = this.directory.observers; // observer id -> observer directory entry
@@ -187,7 +197,7 @@ class PacketStore {
       }
       if (tx.srcHash) this.indexInto(this.byPrefix, tx.srcHash, tx);
       if (tx.destHash && tx.destHash !== tx.srcHash) this.indexInto(this.byPrefix, tx.destHash, tx);
-      this.packetsPart.add(this.options.estimatedBytes.transmission + tx.raw.length);
+      this.packetsPart.add(this.transmissionBytes(tx));
     } else {
       this.counters.duplicates++;
       if (tx.observations.length >= this.options.maxObservationsPerTransmission) {
@@ -232,6 +242,17 @@ class PacketStore {
       this.indexPart.add(DEQUE_BYTES + keyBytes(key));
     }
     if (deque.insert(tx)) this.indexPart.add(this.options.estimatedBytes.indexEntry);
+  }
+
+  /**
+   * Estimated bytes of a stored transmission: the calibrated base, its raw bytes, its own path
+   * (a long path of multi-byte hops is kilobytes) and, for an advert, its key, signature and name.
+   */
+  transmissionBytes(tx) {
+    const sizes = this.options.estimatedBytes;
+    let bytes = sizes.transmission + tx.raw.length + tx.path.length * sizes.hop;
+    if (tx.advert !== null) bytes += sizes.advert + (tx.advert.name ? tx.advert.name.length : 0);
+    return bytes;
   }
 
   /** Returns true when the key's deque emptied and went. */
@@ -279,7 +300,7 @@ class PacketStore {
       this.directory.observerReleased(observation.observer);
     }
     this.observationCount -= tx.observations.length;
-    this.packetsPart.add(-(this.options.estimatedBytes.transmission + tx.raw.length));
+    this.packetsPart.add(-this.transmissionBytes(tx));
     this.counters.evicted++;
     return tx;
   }

@@ -79,7 +79,7 @@ test('the memory budget holds after every insert, and eviction is oldest first',
   const e = store.options.estimatedBytes;
   let recount = 0;
   for (const tx of store.transmissions()) {
-    recount += e.transmission + tx.raw.length;
+    recount += e.transmission + tx.raw.length + tx.path.length * e.hop + (tx.advert ? e.advert + (tx.advert.name ? tx.advert.name.length : 0) : 0);
     for (const o of tx.observations) recount += e.observation + (o.path === tx.path ? 0 : o.path.length * e.hop);
   }
   assert.equal(store.memory.part('packets').bytes, recount);

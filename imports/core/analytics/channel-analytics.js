@@ -51,7 +51,7 @@ function topByMessages(map, limit) {
 }
 
 // A channel or sender entry: its object and its Map (plus the key, charged by charge()).
-const ENTRY_BYTES = BYTES.object + 3 * BYTES.field + BYTES.object;
+const ENTRY_BYTES = BYTES.object + 3 * BYTES.field + BYTES.map;
 
 function charge(state, bytes, key) {
   if (state.part) state.part.add(bytes + Math.sign(bytes) * entryBytes(key));

@@ -31,7 +31,7 @@ function channelName(store, hash) {
 }
 
 // A channel entry: object, two Maps, its Map entry and 1-byte hash key.
-const CHANNEL_BYTES = BYTES.object + 5 * BYTES.field + 2 * BYTES.object + BYTES.mapEntry + BYTES.string + 2;
+const CHANNEL_BYTES = BYTES.object + 5 * BYTES.field + 2 * BYTES.map + BYTES.mapEntry + BYTES.string + 2;
 
 function createChannel() {
   return { messages: 0, decrypted: 0, lastDecrypted: null, senders: new Map(), hours: new Map() };

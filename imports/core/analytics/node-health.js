@@ -43,6 +43,7 @@ const HOP = 2; // the node is a hop of some observed path: it relayed the packet
 
 const KEY_LENGTHS = [2, 4, 6]; // hex lengths of 1-, 2- and 3-byte hash prefixes
 const TYPE_COUNT = 16; // payload types are 4 bits
+const HOP_BINS = 5; // 0, 1, 2, 3, 4+ hops
 
 function dayStart(time) {
   return Math.floor(time / DAY_MS) * DAY_MS;
@@ -113,8 +114,8 @@ class Matches {
 const NO_MATCHES = new Matches();
 
 // Memory charged per aggregate and per bucket (see memory-account.js).
-const AGGREGATE_BYTES = BYTES.object + 16 * BYTES.field + 2 * (BYTES.object + 4 * BYTES.field);
-const DAY_BYTES = BYTES.object + 9 * BYTES.field + 2 * (BYTES.object + 4 * BYTES.field) + (5 + 16) * 4 + 64 + entryBytes(0) + BYTES.heapNumber;
+const AGGREGATE_BYTES = BYTES.object + 16 * BYTES.field + 2 * BYTES.map;
+const DAY_BYTES = BYTES.object + 8 * BYTES.field + 2 * BYTES.map + BYTES.typedArray + (5 + 16) * 4 + entryBytes(0.5);
 const OBSERVER_SUMS_BYTES = BYTES.object + 5 * BYTES.field + BYTES.mapEntry;
 
 function emptyAggregate(key) {
@@ -150,8 +151,9 @@ function newDayBucket() {
     snrSum: 0,
     snrSquares: 0,
     snrCount: 0,
-    hops: new Int32Array(5), // 0, 1, 2, 3, 4+
-    types: new Int32Array(TYPE_COUNT), // payload type -> packets
+    // One typed array for both (each typed array carries a ~180-byte header): hops 0, 1, 2,
+    // 3, 4+ at [0..4], then packets per payload type at [5 + type].
+    counts: new Int32Array(HOP_BINS + TYPE_COUNT),
     observers: new Map(), // observer record -> { count, snrSum, snrCount, rssiSum, rssiCount } (observations)
     peers: new Map(), // prefix -> observations in which it was adjacent
   };
@@ -179,7 +181,7 @@ function newHourBucket() {
   return new Float64Array(HOUR_FIELDS);
 }
 
-const HOUR_BYTES = 96 + HOUR_FIELDS * 8 + entryBytes(0.5);
+const HOUR_BYTES = BYTES.typedArray + HOUR_FIELDS * 8 + entryBytes(0.5);
 
 /** Count one more packet at `time` in an hour bucket. */
 function addTime(hour, time) {
@@ -400,8 +402,8 @@ class NodeTracker {
     const day = this.dayOf(aggregate, tx);
     day.packets += sign;
     day.relayed += relayed;
-    day.hops[hopBin(tx.hopCount)] += sign;
-    day.types[tx.payloadType] += sign;
+    day.counts[hopBin(tx.hopCount)] += sign;
+    day.counts[HOP_BINS + tx.payloadType] += sign;
     // Observations are subtracted before this, so an empty bucket holds nothing else.
     if (day.packets === 0) {
       aggregate.days.delete(dayStart(tx.time));
@@ -676,6 +678,7 @@ module.exports = {
   dayStart,
   hourTimes,
   HOUR_FIELD: H,
+  HOP_BINS,
   // Hour-bucket time keeping, exported for its tests.
   newHourBucket,
   addTime,

@@ -31,7 +31,7 @@
  */
 const { defineView, topEntries, hourBucket, HOUR_MS, DAY_MS } = require('./view');
 const {
-  NodeTracker, sharedTracker, healthSummary, observerTotals, prefixSharers, signalGrade, mean, hourTimes, dayStart, HOUR_FIELD: H,
+  NodeTracker, sharedTracker, healthSummary, HOP_BINS, observerTotals, prefixSharers, signalGrade, mean, hourTimes, dayStart, HOUR_FIELD: H,
   forEachTransmissionOfNode, recentTransmissionsOfNode,
 } = require('./node-health');
 const { nodeStatus } = require('../node-status');
@@ -138,8 +138,8 @@ function windowAnalytics(store, aggregates, node, days, now) {
     snrSum += day.snrSum;
     snrSquares += day.snrSquares;
     snrCount += day.snrCount;
-    for (let bin = 0; bin < hops.length; bin++) hops[bin] += day.hops[bin];
-    for (let type = 0; type < types.length; type++) types[type] += day.types[type];
+    for (let bin = 0; bin < hops.length; bin++) hops[bin] += day.counts[bin];
+    for (let type = 0; type < types.length; type++) types[type] += day.counts[HOP_BINS + type];
     for (const [observer, sums] of day.observers) observers.set(observer.id, (observers.get(observer.id) || 0) + sums.count);
     for (const [peer, count] of day.peers) peers.set(peer, (peers.get(peer) || 0) + count);
   }

@@ -26,6 +26,9 @@ const MIN_LENGTH = 2;
 const MAX_LENGTH = 8;
 const SUBPATH_RE = /^[0-9a-f]{2,6}(,[0-9a-f]{2,6}){1,7}$/i;
 
+// A count's Map entry and its key: a joined key is kept with the cons-string cells that built it.
+const ENTRY_BYTES = 100;
+
 function createState(store) {
   const byLength = [];
   for (let length = 0; length <= MAX_LENGTH; length++) byLength.push(new Map()); // "a,b,c" -> paths containing it
@@ -55,7 +58,9 @@ function countPath(state, observation, sign) {
         if (seen.has(key)) continue;
         seen.add(key);
       }
-      countIn(state.byLength[end - start + 1], key, sign, state.part);
+      const map = state.byLength[end - start + 1];
+      const count = countIn(map, key, sign, null);
+      if (state.part && (count === 0 || (count === sign && sign > 0))) state.part.add(sign * (ENTRY_BYTES + key.length));
     }
   }
   return true;

@@ -20,7 +20,7 @@ const TOP_REPEATERS = 20;
 const TOP_PAIRS = 15;
 
 // One observer's reach entry: the object, its histogram and its hops Map.
-const REACH_BYTES = BYTES.object + 4 * BYTES.field + 64 + (MAX_HOPS + 1) * 8 + BYTES.object + BYTES.mapEntry;
+const REACH_BYTES = BYTES.object + 4 * BYTES.field + BYTES.typedArray + (MAX_HOPS + 1) * 8 + BYTES.map + BYTES.mapEntry;
 
 function createState(store) {
   const snrByHops = [];
