@@ -36,10 +36,20 @@ function loadSimulator() {
  * `count` observer reports, in arrival order, each with a `time`.
  * Channels used by the simulator are returned too, so the engine can decrypt them.
  */
-function simulatedReports({ seed = 1, count = 2000 } = {}) {
+const simulatedCache = new Map();
+
+function simulatedReports({ seed = 1, count = 2000, profile = 'default' } = {}) {
+  const cacheKey = `${profile}/${seed}/${count}`;
+  if (!simulatedCache.has(cacheKey)) simulatedCache.set(cacheKey, generateReports({ seed, count, profile }));
+  const { reports, channels } = simulatedCache.get(cacheKey);
+  // Fresh report objects per caller: the store keeps references to what it ingests.
+  return { reports: reports.map((report) => ({ ...report })), channels };
+}
+
+function generateReports({ seed, count, profile }) {
   const simulate = loadSimulator();
   if (simulate) {
-    const sim = simulate.createSimulator({ seed });
+    const sim = simulate.createSimulator({ seed, profile });
     const reports = [];
     for (const message of sim.messages(count)) {
       const time = Date.parse(message.payload.timestamp);
@@ -100,8 +110,18 @@ function assertClose(actual, expected, where = '$') {
  * params in `paramsList` (a list, or a function (store) -> list, for params that depend on
  * the data, like a node's public key). Returns the engine for further checks.
  */
-function checkAgainstBruteForce({ view, bruteForce, paramsList = [{}], seed = 7, count = 3000, checks = 8, store = {}, project = (snapshot) => snapshot }) {
-  const { reports, channels } = simulatedReports({ seed, count });
+function checkAgainstBruteForce(options) {
+  const engine = checkProfile(options);
+  // The same check on the large public-mesh profile (5,200 nodes, 1/2/3-byte hashes with
+  // colliding prefixes, long paths), sized for CI.
+  if (options.largeProfile !== false && loadSimulator()) {
+    checkProfile({ ...options, profile: 'large', count: Math.min(options.count || 3000, 1500), checks: 3 });
+  }
+  return engine;
+}
+
+function checkProfile({ view, bruteForce, paramsList = [{}], seed = 7, count = 3000, checks = 8, store = {}, project = (snapshot) => snapshot, profile = 'default' }) {
+  const { reports, channels } = simulatedReports({ seed, count, profile });
   const engine = createEngine({ channels, views: [view], store });
   const instance = engine.view(view);
   const random = seededRandom(seed * 31 + 1);
@@ -114,7 +134,7 @@ function checkAgainstBruteForce({ view, bruteForce, paramsList = [{}], seed = 7,
     const now = (engine.store.fifo.last() || { time: Date.now() }).time + Math.floor(random() * 3600e3);
     const list = typeof paramsList === 'function' ? paramsList(engine.store) : paramsList;
     for (const params of list) {
-      assertClose(project(instance.snapshot(params, now)), bruteForce(engine.store, instance.normalizeParams(params), now), `${view}(${JSON.stringify(params)}) check ${check}`);
+      assertClose(project(instance.snapshot(params, now)), bruteForce(engine.store, instance.normalizeParams(params), now), `${view}(${JSON.stringify(params)}) ${profile} check ${check}`);
     }
   }
   return engine;
