@@ -8,14 +8,36 @@
  * the state, so this view picks the smallest index that answers the filter and walks it
  * newest-first until `limit` rows match. Cost is O(limit) for indexed filters; a filter on
  * region or route alone walks the FIFO (bounded by `scanLimit`, reported as `truncated`).
+ *
+ * `filter` is a packet filter expression (imports/core/packet-filter.js), ANDed with the other
+ * params and evaluated here on the server, so it serves a live subscription like any param. A
+ * filter that does not parse is refused by normalizeParams (ParamError naming the position);
+ * a top-level `type == X` in it walks that type's index instead of the FIFO.
  */
-const { defineView } = require('./view');
+const { defineView, ParamError } = require('./view');
+const { compileFilter, FILTER_LIMITS } = require('../packet-filter');
 const { layout, PAYLOAD_TYPE_IDS } = require('../decode');
 const { forEachNewestMerged } = require('../deque');
 const { rawHex } = require('../store');
 
 const SCAN_LIMIT = 200000;
 const HEX_RE = /^[0-9a-fA-F]+$/;
+// Compiled filters by text: a live subscription re-runs its snapshot on every packet.
+const COMPILED_LIMIT = 256;
+const compiled = new Map();
+
+/** The compiled filter for `text` (null for none); throws ParamError when it does not parse. */
+function filterOf(text) {
+  if (text === null || text.trim() === '') return null;
+  let result = compiled.get(text);
+  if (!result) {
+    result = compileFilter(text);
+    if (compiled.size >= COMPILED_LIMIT) compiled.delete(compiled.keys().next().value);
+    compiled.set(text, result);
+  }
+  if (result.error) throw new ParamError('packets', 'filter', `does not parse: ${result.error.message}`);
+  return result;
+}
 
 function summarize(tx) {
   let longestPath = tx.path;
@@ -52,7 +74,7 @@ function summarize(tx) {
   };
 }
 
-function matches(tx, params) {
+function matches(tx, params, filter) {
   if (params.type !== null && tx.payloadType !== params.type) return false;
   if (params.route !== null && tx.routeType !== params.route) return false;
   if (params.since !== null && tx.time < params.since) return false;
@@ -60,6 +82,7 @@ function matches(tx, params) {
   if (params.observer !== null && !tx.observations.some((o) => o.observer.id === params.observer)) return false;
   if (params.region !== null && !tx.observations.some((o) => o.observer.region === params.region)) return false;
   if (params.text !== null && !matchesText(tx, params.text)) return false;
+  if (filter !== null && !filter.test(tx)) return false;
   return true;
 }
 
@@ -73,7 +96,7 @@ function matchesText(tx, text) {
   return false;
 }
 
-module.exports = defineView({
+const definition = defineView({
   name: 'packets',
   description: 'Recent transmissions grouped by hash, with filters; one packet with its byte layout.',
   params: {
@@ -88,14 +111,17 @@ module.exports = defineView({
     since: { type: 'number', min: 0 },
     until: { type: 'number', min: 0 },
     limit: { type: 'int', min: 1, max: 500, default: 50 },
+    // Wireshark-style expression: `type == GRP_TXT && hops >= 3 && observer ~ "Peak"`.
+    filter: { type: 'string', maxLength: FILTER_LIMITS.maxLength },
   },
   createState: () => ({}),
   apply: () => true,
   evict: () => true,
   snapshot(state, params, store) {
+    const filter = filterOf(params.filter);
     if (params.hash !== null) {
       const tx = store.byHash.get(params.hash);
-      if (!tx || !matches(tx, params)) return { packets: [], truncated: false };
+      if (!tx || !matches(tx, params, filter)) return { packets: [], truncated: false };
       const row = summarize(tx);
       const raw = rawHex(tx);
       const { fields } = layout(raw, { keyring: store.keyring });
@@ -125,6 +151,8 @@ module.exports = defineView({
       source = store.byObserver.get(params.observer);
     } else if (params.type !== null) {
       source = store.byType.get(params.type);
+    } else if (filter !== null && filter.hints.type !== null) {
+      source = store.byType.get(filter.hints.type);
     }
     const packets = [];
     let scanned = 0;
@@ -133,7 +161,7 @@ module.exports = defineView({
       source.forEachNewest((tx) => {
         if (++scanned > SCAN_LIMIT) { truncated = true; return false; }
         if (params.since !== null && tx.time < params.since) return false; // newest-first: older ones follow
-        if (matches(tx, params)) packets.push(summarize(tx));
+        if (matches(tx, params, filter)) packets.push(summarize(tx));
         return packets.length < params.limit;
       });
     }
@@ -141,4 +169,24 @@ module.exports = defineView({
   },
 });
 
+/**
+ * normalizeParams also parses `filter`, so a bad expression is a bad parameter (400 over REST,
+ * bad-params from a method or subscription) with its position, not a failed snapshot.
+ */
+function withFilterChecked(normalize) {
+  return (raw) => {
+    const params = normalize(raw);
+    filterOf(params.filter);
+    return params;
+  };
+}
+definition.normalizeParams = withFilterChecked(definition.normalizeParams);
+const createInstance = definition.create;
+definition.create = (store) => {
+  const instance = createInstance(store);
+  instance.normalizeParams = withFilterChecked(instance.normalizeParams);
+  return instance;
+};
+
+module.exports = definition;
 module.exports.PAYLOAD_TYPE_IDS = PAYLOAD_TYPE_IDS;

@@ -2,9 +2,42 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { checkAgainstBruteForce } = require('../../helpers/mesh');
+const packetsView = require('../../../imports/core/analytics/packets');
+
+/** Filter expressions with the same test written out by hand over the stored transmission. */
+const sameIdentity = (a, b) => (a.length <= b.length ? b.startsWith(a) : a.startsWith(b));
+const FILTERS = {
+  'type == GRP_TXT && hops >= 1': (tx) => tx.payloadType === 5 && tx.observations.some((o) => o.path.length >= 1),
+  'snr < -5 || rssi > -70': (tx) => tx.observations.some((o) => o.snr !== null && o.snr < -5) || tx.observations.some((o) => o.rssi !== null && o.rssi > -70),
+  '!(type == ADVERT) && hops == 0': (tx) => tx.payloadType !== 4 && tx.observations.some((o) => o.path.length === 0),
+  'route == DIRECT || size > 100': (tx) => tx.routeType === 2 || tx.size > 100,
+  'region == SFO && hashSize >= 2': (tx) => tx.observations.some((o) => o.observer.region === 'SFO') && tx.hashSize >= 2,
+  '(observer ~ "ridge" || observer ~ "4ec1") && snr >= 0': (tx) => tx.observations.some((o) => ['ridge', '4ec1'].some((part) => o.observer.id.toLowerCase().includes(part) || (o.observer.name || '').toLowerCase().includes(part)))
+    && tx.observations.some((o) => o.snr !== null && o.snr >= 0),
+  'channel && !(text ~ "E")': (tx) => (tx.channelHash !== null || Boolean(tx.message && tx.message.channel)) && !(tx.message && tx.message.text && tx.message.text.toLowerCase().includes('e')),
+  'type == TRACE': (tx) => tx.payloadType === 9,
+};
+
+/** `path contains <hop>` and `node == <key>`, for a hop and a key taken from the data. */
+function dataFilters(store) {
+  const last = store.fifo.last();
+  const hop = last && last.observations.flatMap((o) => o.path)[0];
+  const someNode = store.nodes.size ? Array.from(store.nodes.keys())[0] : null;
+  const filters = {};
+  if (hop) filters[`path contains ${hop}`] = (tx) => tx.observations.some((o) => o.path.some((h) => sameIdentity(h, hop)));
+  if (someNode) {
+    filters[`node == ${someNode.slice(0, 2)} && type != ADVERT`] = (tx) => tx.payloadType !== 4 && [tx.srcHash, tx.destHash, ...tx.observations.flatMap((o) => o.path)]
+      .some((ref) => ref && sameIdentity(ref, someNode.slice(0, 2)));
+    filters[`node == ${someNode}`] = (tx) => [tx.advert && tx.advert.pubKey, tx.srcHash, tx.destHash, ...tx.observations.flatMap((o) => o.path)]
+      .some((ref) => ref && sameIdentity(ref, someNode));
+  }
+  return filters;
+}
+const predicates = new Map(Object.entries(FILTERS));
 
 /** Brute force: filter every stored transmission, newest first, and take `limit`. */
 function brutePackets(store, params) {
+  const filterMatches = params.filter === null || params.filter.trim() === '' ? () => true : predicates.get(params.filter);
   const nodeMatches = (tx) => {
     if (params.node === null) return true;
     const n = params.node;
@@ -22,7 +55,8 @@ function brutePackets(store, params) {
     && (params.region === null || tx.observations.some((o) => o.observer.region === params.region))
     && (params.text === null || [tx.hash.startsWith(params.text) ? params.text : '', tx.advert?.name, tx.message?.sender, tx.message?.text]
       .some((field) => typeof field === 'string' && field !== '' && field.toLowerCase().includes(params.text)))
-    && nodeMatches(tx));
+    && nodeMatches(tx)
+    && filterMatches(tx));
   return rows.slice(0, params.limit).map((tx) => tx.hash);
 }
 
@@ -37,10 +71,45 @@ test('packets list equals a brute-force filter after random inserts and eviction
       const last = store.fifo.last();
       const someNode = store.nodes.size ? Array.from(store.nodes.keys())[0] : null;
       return [{}, { type: 4 }, { type: 5, limit: 7 }, { route: 1 }, { region: 'SFO', limit: 20 }, { observer: last ? last.observations[0].observer.id : 'x' },
-        { since: last ? last.time - 600e3 : 0 }, { text: 'a' }, { text: 'peak', limit: 5 }, { text: last ? last.hash.slice(0, 4) : 'ff' }, { hash: last ? last.hash : '00' }, ...(someNode ? [{ node: someNode }, { node: someNode.slice(0, 2) }] : [])];
+        { since: last ? last.time - 600e3 : 0 }, { text: 'a' }, { text: 'peak', limit: 5 }, { text: last ? last.hash.slice(0, 4) : 'ff' }, { hash: last ? last.hash : '00' }, ...(someNode ? [{ node: someNode }, { node: someNode.slice(0, 2) }] : []),
+        ...filterParams(store, last)];
     },
     store: {},
   });
+});
+
+/** Every filter alone, with a limit, combined with other params, and on the one-packet path. */
+function filterParams(store, last) {
+  for (const [text, predicate] of Object.entries(dataFilters(store))) predicates.set(text, predicate);
+  const texts = Array.from(predicates.keys());
+  return [
+    ...texts.map((filter) => ({ filter, limit: 500 })),
+    ...texts.map((filter) => ({ filter, limit: 9 })),
+    { filter: 'snr < -5 || rssi > -70', type: 5 },
+    { filter: 'type == GRP_TXT && hops >= 1', region: 'SFO', limit: 20 },
+    { filter: 'type == TRACE', since: last ? last.time - 3600e3 : 0 },
+    { filter: 'route == DIRECT || size > 100', hash: last ? last.hash : '00' },
+    { filter: '   ' },
+  ];
+}
+
+test('filter expressions equal hand-written predicates on other seeds', () => {
+  for (const seed of [3, 19]) {
+    checkAgainstBruteForce({
+      view: 'packets', seed, count: 2500, checks: 4, largeProfile: false,
+      bruteForce: (store, params) => ({ packets: brutePackets(store, params) }),
+      project: (snapshot) => ({ packets: snapshot.packets.map((row) => row.hash) }),
+      paramsList: (store) => filterParams(store, store.fifo.last()),
+    });
+  }
+});
+
+test('a filter that does not parse is a bad parameter naming its position', () => {
+  for (const normalize of [packetsView.normalizeParams, packetsView.create({}).normalizeParams]) {
+    assert.throws(() => normalize({ filter: 'type == GRP_TXT && hops >=' }), { name: 'ParamError', message: `packets: parameter "filter" does not parse: at 27: expected a value after '>='` });
+    assert.throws(() => normalize({ filter: 'x'.repeat(513) }), { name: 'ParamError', message: 'packets: parameter "filter" must be at most 512 characters' });
+    assert.equal(normalize({ filter: 'snr < -5' }).filter, 'snr < -5');
+  }
 });
 
 test('one packet carries its byte layout, covering every byte once', () => {
