@@ -32,6 +32,7 @@ const { createEngine } = require('../imports/core/engine');
 const { percentile, renderCoreReport } = require('./lib/report');
 const { writeResult } = require('./lib/results');
 const { hostileStream } = require('../imports/core/simulate/hostile');
+const { resolvePath } = require('../imports/core/hop-resolver');
 
 const quick = process.argv.includes('--quick');
 const only = (process.argv.find((arg) => arg.startsWith('--only=')) || '').slice(7) || null; // profiles | hostile
@@ -264,11 +265,50 @@ function measureAdvertVerification() {
   };
 }
 
+/**
+ * Hop resolution against the simulator's truth (large mesh, every node advertised at start):
+ * per hash size, the share of hops resolved to the right repeater, to a wrong one, left
+ * ambiguous or unknown. Paths are measured after the first third of the run, once adjacency
+ * has been learned from unambiguous paths.
+ */
+function measureHopResolution() {
+  const count = quick ? 60000 : 200000;
+  const sim = createSimulator({ seed: 2026, profile: 'large', withTruth: true, startupAdverts: true });
+  const engine = createEngine({ views: [], channels: sim.channels.map((c) => ({ name: c.name, key: c.key })) });
+  const bySize = {};
+  let index = 0;
+  for (const message of sim.messages(count)) {
+    const { report } = parseObserverMessage(message.topic, JSON.stringify(message.payload), Date.parse(message.payload.timestamp));
+    const result = engine.ingest(report);
+    if (result.error || !result.observation || index++ < count / 3) continue;
+    const truth = message.truth && message.truth.hops;
+    if (!truth || truth.length === 0) continue;
+    const entries = resolvePath(engine.store, result.observation.path, { observerId: report.observerId, sourceKey: result.tx.advert ? result.tx.advert.pubKey : null });
+    entries.forEach((entry, i) => {
+      const size = entry.hop.length / 2;
+      const tally = bySize[size] || (bySize[size] = { hops: 0, right: 0, wrong: 0, ambiguous: 0, unknown: 0 });
+      tally.hops++;
+      if (entry.status === 'resolved') tally[entry.node.pubKey === truth[i].toLowerCase() ? 'right' : 'wrong']++;
+      else tally[entry.status]++;
+    });
+  }
+  for (const tally of Object.values(bySize)) {
+    tally.right_share = round(tally.right / tally.hops, 3);
+    tally.wrong_free_share = round(1 - tally.wrong / tally.hops, 3);
+    tally.resolved_share = round((tally.right + tally.wrong) / tally.hops, 3);
+  }
+  console.log(`hop resolution (1-byte): right ${bySize[1] && bySize[1].right_share}, wrong-free ${bySize[1] && bySize[1].wrong_free_share}`);
+  return { profile: 'large', reports: count, measured_after: Math.round(count / 3), by_hash_size: bySize };
+}
+
 const HOSTILE_RUNS = ['longPaths', 'randomObservers', 'randomAdverts', 'randomChannels', 'extremeNumbers', 'oddStrings', 'randomBytes'];
 
 /** One hostile stream into a fresh engine under `budgetMB`: heap after GC against the budget. */
 function measureHostile(className, budgetMB) {
-  const count = quick ? 150000 : (budgetMB >= 256 ? 1500000 : 400000);
+  // Long random paths cost ~1 ms a report (every hop is a new key for every view), so fewer of
+  // them fill any budget; random-key adverts need 105k to measure the rate after 100k keys.
+  const counts = { longPaths: quick ? 20000 : 60000, randomAdverts: 110000 };
+  const count = counts[className] || (quick ? 50000 : 300000);
   gc();
   const heapBefore = process.memoryUsage().heapUsed;
   const engine = createEngine({ store: { memoryBudgetBytes: budgetMB * 1024 * 1024 } });
@@ -333,10 +373,12 @@ function main() {
   const started = Date.now();
   const profiles = {};
   let advertVerification = null;
+  let hopResolution = null;
   const hostile = [];
   if (!only || only === 'profiles') {
     for (const profile of PROFILES) profiles[profile] = measureProfile(profile);
     advertVerification = measureAdvertVerification();
+    hopResolution = measureHopResolution();
   }
   if (!only || only === 'hostile') {
     for (const budget of [16, 256]) for (const className of HOSTILE_RUNS) hostile.push(measureHostile(className, budget));
@@ -363,6 +405,7 @@ function main() {
     large_to_default_ingest_ratio: base && large ? round(large.ingest_per_s / base.ingest_per_s, 3) : null,
     profiles,
     advert_verification: advertVerification,
+    hop_resolution: hopResolution,
     hostile,
     duration_s: Math.round((Date.now() - started) / 1000),
   };

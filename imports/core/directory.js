@@ -35,6 +35,7 @@ const NODE_BYTES = BYTES.object + 10 * BYTES.field + 3 * (BYTES.mapEntry + BYTES
 const OBSERVER_BYTES = BYTES.object + 8 * BYTES.field + BYTES.mapEntry;
 const STUB_BYTES = BYTES.object + 3 * BYTES.field + 2 * BYTES.heapNumber + BYTES.mapEntry;
 const EMPTY = Object.freeze([]);
+const MAX_NEIGHBOURS = 64;
 
 function textBytes(text) {
   return typeof text === 'string' ? BYTES.string + text.length : 0;
@@ -75,6 +76,7 @@ class Directory {
   removeNode(node) {
     if (this.nodes.get(node.pubKey) !== node) return;
     this.nodes.delete(node.pubKey);
+    if (node.neighbours) this.directoryPart.add(-(BYTES.map + node.neighbours.size * BYTES.mapEntry));
     for (let i = 0; i < PREFIX_LENGTHS.length; i++) {
       const prefix = node.pubKey.slice(0, PREFIX_LENGTHS[i]);
       const bucket = this.byPrefix[i].get(prefix);
@@ -104,6 +106,26 @@ class Directory {
     const size = prefix.length >> 1;
     const bucket = size >= 1 && size <= 3 ? this.byPrefix[size - 1].get(prefix) : undefined;
     return bucket !== undefined && bucket.length === 1 ? bucket[0] : null;
+  }
+
+  /**
+   * Two nodes seen next to each other in a path whose hops both resolved uniquely: remembered
+   * on both (at most MAX_NEIGHBOURS each, charged to the directory, gone with the node), so that
+   * an ambiguous 1-byte hop next to one of them can be told by who it was seen beside.
+   */
+  learnAdjacency(a, b) {
+    this.addNeighbour(a, b);
+    this.addNeighbour(b, a);
+  }
+
+  addNeighbour(node, other) {
+    if (node.neighbours === null || node.neighbours === undefined) {
+      node.neighbours = new Set();
+      this.directoryPart.add(BYTES.map);
+    }
+    if (node.neighbours.size >= MAX_NEIGHBOURS || node.neighbours.has(other.pubKey)) return;
+    node.neighbours.add(other.pubKey);
+    this.directoryPart.add(BYTES.mapEntry);
   }
 
   // ---- stubs --------------------------------------------------------------------------------

@@ -222,9 +222,12 @@ class PacketStore {
     this.observationCount++;
     this.directory.observerStored(observer);
     this.indexInto(this.byObserver, observer.id, tx);
-    for (const hop of path) {
-      this.indexInto(this.byPrefix, hop, tx);
-      this.touchHop(hop, time);
+    let previousNode = null;
+    for (let i = 0; i < path.length; i++) {
+      this.indexInto(this.byPrefix, path[i], tx);
+      const node = this.touchHop(path[i], time);
+      if (node !== null && previousNode !== null && node !== previousNode) this.directory.learnAdjacency(previousNode, node);
+      previousNode = node;
     }
     this.packetsPart.add(this.options.estimatedBytes.observation + (path === tx.path ? 0 : path.length * this.options.estimatedBytes.hop));
 
@@ -335,15 +338,16 @@ class PacketStore {
 
   /**
    * A hop proves its repeater is on the air: refresh the node when the prefix names exactly one
-   * known node, otherwise keep a stub for the prefix until an advert names it.
+   * known node (and return it), otherwise keep a stub for the prefix until an advert names it.
    */
   touchHop(prefix, time) {
     const unique = this.directory.uniqueNodeFor(prefix);
     if (unique) {
       if (time > unique.lastSeen) unique.lastSeen = time;
-      return;
+      return unique;
     }
     if (this.directory.resolvePrefix(prefix).length === 0) this.directory.touchStub(prefix, time);
+    return null;
   }
 
   /** The one node a prefix names, or null when none or several match. O(1). */

@@ -170,7 +170,21 @@ function observationsOfNodeByKey(store, pubKey) {
   return keys.flatMap((key) => all.filter((tx) => namesKey(tx, key)).flatMap((tx) => observationsNaming(tx, key)));
 }
 
+/** What a hop prefix names, from the definition: the known repeaters whose key starts with it. */
+function bruteResolve(store, hop) {
+  const all = Array.from(store.nodes.values()).filter((node) => node.pubKey.startsWith(hop));
+  const matches = all.filter((node) => node.role === 'repeater').sort((a, b) => (a.pubKey < b.pubKey ? -1 : 1));
+  const brief = (node) => ({ pubKey: node.pubKey, name: node.name, role: node.role });
+  return {
+    node: matches.length === 1 ? brief(matches[0]) : null,
+    candidates: matches.length > 1 ? matches.slice(0, 10).map(brief) : [],
+    candidateCount: matches.length,
+    otherMatches: all.length - matches.length,
+  };
+}
+
 module.exports = {
+  bruteResolve,
   namesKey,
   observationsNaming,
   observationsOfNodeByKey,

@@ -206,6 +206,8 @@ function topByCount(maps, limit, countOf = null) {
   return best;
 }
 
+const { FORWARDING_ROLE } = require('../hop-resolver');
+
 const MAX_CANDIDATES = 10;
 
 function nodeBrief(node) {
@@ -213,14 +215,18 @@ function nodeBrief(node) {
 }
 
 /**
- * What a hop hash prefix names: `node` when exactly one known node's public key starts with
- * it; otherwise null, with up to 10 `candidates` (by public key) when several match.
+ * What a hop hash prefix names. Only repeaters forward, so a hop resolves among the known
+ * repeaters carrying the prefix (hop-resolver.js): `node` when exactly one does; otherwise null,
+ * with up to 10 `candidates` (by public key) when several do. `otherMatches` counts the known
+ * nodes of other roles sharing the prefix (never credited with a relay).
  */
 function describePrefix(store, prefix) {
-  const matches = store.resolvePrefix(prefix);
-  if (matches.length === 1) return { node: nodeBrief(matches[0]), candidates: [], candidateCount: 1 };
-  const candidates = matches.length === 0 ? [] : matches.slice().sort((a, b) => (a.pubKey < b.pubKey ? -1 : 1)).slice(0, MAX_CANDIDATES).map(nodeBrief);
-  return { node: null, candidates, candidateCount: matches.length };
+  const all = store.resolvePrefix(prefix);
+  const forwarders = all.length === 0 ? all : all.filter((node) => node.role === FORWARDING_ROLE);
+  const otherMatches = all.length - forwarders.length;
+  if (forwarders.length === 1) return { node: nodeBrief(forwarders[0]), candidates: [], candidateCount: 1, otherMatches };
+  const candidates = forwarders.length === 0 ? [] : forwarders.slice().sort((a, b) => (a.pubKey < b.pubKey ? -1 : 1)).slice(0, MAX_CANDIDATES).map(nodeBrief);
+  return { node: null, candidates, candidateCount: forwarders.length, otherMatches };
 }
 
 module.exports = { ValueDistribution, MeanAccumulator, medianOfCounts, histogramOfCounts, topByCount, describePrefix, MAX_CANDIDATES };

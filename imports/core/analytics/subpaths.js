@@ -76,9 +76,10 @@ function evict(state, tx) {
   return changed;
 }
 
+/** The name of the one repeater behind a hop, or null (unknown or ambiguous). */
 function nameOf(store, hop) {
-  const candidates = store.resolvePrefix(hop);
-  return candidates.length === 1 ? candidates[0].name : null;
+  const { node } = describePrefix(store, hop);
+  return node ? node.name : null;
 }
 
 function listSnapshot(state, params, store) {

@@ -2,15 +2,10 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const hashSizes = require('../../../imports/core/analytics/hash-sizes');
-const { checkAgainstBruteForce, assertClose } = require('../../helpers/mesh');
+const { checkAgainstBruteForce, assertClose, bruteResolve } = require('../../helpers/mesh');
 
 const withoutUnits = ({ units, ...figures }) => figures;
 
-function bruteResolve(store, hop) {
-  const matches = Array.from(store.nodes.values()).filter((node) => node.pubKey.startsWith(hop)).sort((a, b) => (a.pubKey < b.pubKey ? -1 : 1));
-  const brief = (node) => ({ pubKey: node.pubKey, name: node.name, role: node.role });
-  return { node: matches.length === 1 ? brief(matches[0]) : null, candidates: matches.length > 1 ? matches.slice(0, 10).map(brief) : [], candidateCount: matches.length };
-}
 
 const byCount = (key) => (a, b) => b.count - a.count || (a[key] < b[key] ? -1 : 1);
 

@@ -1,7 +1,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { checkAgainstBruteForce, simulatedReports, assertClose, seededRandom } = require('../../helpers/mesh');
+const { checkAgainstBruteForce, simulatedReports, assertClose, seededRandom, bruteResolve } = require('../../helpers/mesh');
 const { createEngine } = require('../../../imports/core/engine');
 const { PacketStore } = require('../../../imports/core/store');
 const subpaths = require('../../../imports/core/analytics/subpaths');
@@ -9,11 +9,6 @@ const subpaths = require('../../../imports/core/analytics/subpaths');
 const withoutUnits = ({ units, ...figures }) => figures;
 const project = (snapshot) => (snapshot.detail ? { detail: withoutUnits(snapshot.detail) } : withoutUnits(snapshot));
 
-function bruteResolve(store, hop) {
-  const matches = Array.from(store.nodes.values()).filter((node) => node.pubKey.startsWith(hop)).sort((a, b) => (a.pubKey < b.pubKey ? -1 : 1));
-  const brief = (node) => ({ pubKey: node.pubKey, name: node.name, role: node.role });
-  return { node: matches.length === 1 ? brief(matches[0]) : null, candidates: matches.length > 1 ? matches.slice(0, 10).map(brief) : [], candidateCount: matches.length };
-}
 
 /** Every observed path (one per observation), oldest first. */
 function allPaths(store) {

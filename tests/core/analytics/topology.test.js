@@ -2,20 +2,11 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const topology = require('../../../imports/core/analytics/topology');
-const { checkAgainstBruteForce, assertClose } = require('../../helpers/mesh');
+const { checkAgainstBruteForce, assertClose, bruteResolve } = require('../../helpers/mesh');
 
 const withoutUnits = ({ units, ...figures }) => figures;
 
 /** Nodes named by a hop prefix, looked up by scanning the whole node directory. */
-function bruteResolve(store, hop) {
-  const matches = Array.from(store.nodes.values()).filter((node) => node.pubKey.startsWith(hop)).sort((a, b) => (a.pubKey < b.pubKey ? -1 : 1));
-  const brief = (node) => ({ pubKey: node.pubKey, name: node.name, role: node.role });
-  return {
-    node: matches.length === 1 ? brief(matches[0]) : null,
-    candidates: matches.length > 1 ? matches.slice(0, 10).map(brief) : [],
-    candidateCount: matches.length,
-  };
-}
 
 function top(counts, limit) {
   return Array.from(counts.entries()).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit);
