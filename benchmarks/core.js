@@ -198,6 +198,8 @@ function measureProfile(profile) {
   const stats = engine.store.stats();
   const estimated = engine.store.memory.summary();
   const heapWithEngine = heapUsed();
+  // Read the engine after measuring: otherwise V8 may collect it as dead before the measure.
+  if (engine.store.size !== stats.transmissions) throw new Error('the engine changed while measured');
   engine = null;
   const engineHeap = heapWithEngine - heapUsed();
   const bytesPerPacket = engineHeap / reportCount;
@@ -340,6 +342,8 @@ function measureHostile(className, budgetMB) {
   }
   const stats = store.stats();
   const heapAfter = heapUsed();
+  // Read the engine after measuring: otherwise V8 may collect it as dead before the measure.
+  if (engine.store.size !== stats.transmissions) throw new Error('the engine changed while measured');
   const bound = 1.25 * budgetMB + 40;
   const result = {
     class: className,
