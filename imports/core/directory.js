@@ -43,7 +43,8 @@ function textBytes(text) {
 
 class Directory {
   constructor(account, options = {}) {
-    this.options = { ...DIRECTORY_DEFAULTS, ...options };
+    this.options = { ...DIRECTORY_DEFAULTS };
+    for (const [key, value] of Object.entries(options)) if (value !== undefined && value !== null) this.options[key] = value;
     this.nodes = new Map(); // public key -> node
     this.observers = new Map(); // observer id -> observer (active and idle)
     this.idleObservers = new Map(); // observer id -> observer, oldest idle first

@@ -18,6 +18,10 @@ const DEFAULT_SETTINGS = {
   store: {
     memoryBudgetMB: 512,
     maxTransmissions: 0,
+    // Directory caps (imports/core/directory.js): nodes also never exceed a quarter of the budget.
+    directory: { maxNodes: 20000, maxIdleObservers: 1000, maxAgeDays: 30 },
+    verifyAdverts: true,
+    advertClockWindowHours: 24,
   },
   queue: { batchSize: 128, maxConcurrency: 16, maxLength: 100000 },
   persistence: {
@@ -73,4 +77,20 @@ function resolveSettings(meteorSettings = {}, env = {}) {
   return settings;
 }
 
-module.exports = { DEFAULT_SETTINGS, resolveSettings, mergeSettings };
+/** The PacketStore options (imports/core/store.js) for the `store` settings. */
+function storeOptions(store) {
+  const directory = store.directory || {};
+  return {
+    memoryBudgetBytes: store.memoryBudgetMB * 1024 * 1024,
+    maxTransmissions: store.maxTransmissions,
+    verifyAdverts: store.verifyAdverts !== false,
+    advertClockWindowMs: (store.advertClockWindowHours ?? 24) * 3600 * 1000,
+    directory: {
+      maxNodes: directory.maxNodes,
+      maxIdleObservers: directory.maxIdleObservers,
+      maxAgeMs: (directory.maxAgeDays ?? 30) * 24 * 3600 * 1000,
+    },
+  };
+}
+
+module.exports = { DEFAULT_SETTINGS, resolveSettings, mergeSettings, storeOptions };

@@ -27,3 +27,15 @@ test('compression presets map to the environment value Meteor reads', () => {
   assert.equal(describeWebsocketCompression(undefined).mode, 'meteor-default');
   assert.equal(describeWebsocketCompression('{nope').mode, 'invalid');
 });
+
+test('store settings become the store options, caps and windows included', () => {
+  const { storeOptions } = require('../../imports/core/settings');
+  const { PacketStore } = require('../../imports/core/store');
+  const options = storeOptions(resolveSettings({ store: { memoryBudgetMB: 64, directory: { maxNodes: 500 } } }, {}).store);
+  assert.equal(options.memoryBudgetBytes, 64 * 1024 * 1024);
+  assert.equal(options.directory.maxNodes, 500);
+  assert.equal(options.directory.maxAgeMs, 30 * 24 * 3600e3);
+  const store = new PacketStore(options);
+  assert.equal(store.directory.options.maxNodes, 500, 'the configured cap');
+  assert.equal(store.directory.options.maxIdleObservers, 1000, 'unset caps keep their defaults');
+});

@@ -5,7 +5,7 @@
  */
 import { Meteor } from 'meteor/meteor';
 import { WebApp } from 'meteor/webapp';
-import { resolveSettings } from '/imports/core/settings';
+import { resolveSettings, storeOptions } from '/imports/core/settings';
 import { createEngine } from '/imports/core/engine';
 import { createViewCache } from '/imports/core/cache';
 import { PublishHub } from '/imports/core/publish-hub';
@@ -61,7 +61,7 @@ Meteor.startup(async () => {
 
   const engine = createEngine({
     channels,
-    store: { memoryBudgetBytes: settings.store.memoryBudgetMB * 1024 * 1024, maxTransmissions: settings.store.maxTransmissions },
+    store: storeOptions(settings.store),
   });
   engineHolder.engine = engine;
   const metrics = createPerfMetrics();

@@ -1,0 +1,55 @@
+'use strict';
+/** The directory's caps and age-out (imports/core/directory.js): nothing grows without bound. */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { createEngine } = require('../../imports/core/engine');
+const { hostileStream } = require('../../imports/core/simulate/hostile');
+const { simulatedReports } = require('../helpers/mesh');
+
+const DAY = 24 * 3600e3;
+
+test('the node cap holds under a flood of random-key adverts, least recently heard out first', () => {
+  const engine = createEngine({ store: { directory: { maxNodes: 300 } } });
+  let accepted = 0;
+  for (const report of hostileStream('randomAdverts', { seed: 2, count: 3000 })) if (!engine.ingest(report).error) accepted++;
+  const { directory } = engine.store.stats();
+  assert.ok(accepted > 600, `enough distinct keys to pass the cap twice (${accepted})`);
+  assert.ok(directory.nodes <= 300 * 1.05 + 16, `nodes ${directory.nodes} within the cap (plus the sweep's slack)`);
+  assert.ok(directory.nodesOverCap > 0, 'the cap evicted nodes, and counted them');
+  // Every prefix-index bucket holds only nodes still in the directory.
+  for (const index of engine.store.directory.byPrefix) {
+    for (const bucket of index.values()) for (const node of bucket) assert.equal(engine.store.nodes.get(node.pubKey), node);
+  }
+});
+
+test('the node cap follows the budget: a quarter of it at most', () => {
+  const engine = createEngine({ store: { memoryBudgetBytes: 1024 * 1024 } });
+  assert.ok(engine.store.directory.options.maxNodes < 1000, `cap ${engine.store.directory.options.maxNodes} for a 1 MB budget`);
+});
+
+test('idle observers are capped and age out; observers with stored packets stay', () => {
+  const engine = createEngine({ store: { memoryBudgetBytes: 2 * 1024 * 1024, directory: { maxIdleObservers: 50 } } });
+  for (const report of hostileStream('randomObservers', { seed: 4, count: 4000 })) engine.ingest(report);
+  const { store } = engine;
+  assert.ok(store.directory.idleObservers.size <= 50, 'idle observers within their cap');
+  for (const observer of store.observers.values()) {
+    if (observer.stored > 0) assert.ok(!store.directory.idleObservers.has(observer.id), 'an observer with stored packets is not idle');
+  }
+  // Everything stored references an observer still in the directory.
+  for (const tx of store.transmissions()) for (const o of tx.observations) assert.equal(store.observers.get(o.observer.id), o.observer);
+});
+
+test('nodes unheard for maxAgeMs leave at the next sweep; stubs go with the last packet naming them', () => {
+  const { reports, channels } = simulatedReports({ seed: 8, count: 1500 });
+  const engine = createEngine({ channels, store: { directory: { maxAgeMs: DAY, sweepEveryMs: 3600e3 } } });
+  for (const report of reports) engine.ingest(report);
+  const { store } = engine;
+  assert.ok(store.nodes.size > 0 && store.stubs.size >= 0);
+  const last = store.lastTime;
+  store.directory.sweep(last + 2 * DAY);
+  assert.equal(store.nodes.size, 0, 'every node unheard for two days is gone');
+  for (const index of store.directory.byPrefix) assert.equal(index.size, 0, 'and out of the prefix index');
+  assert.equal(store.stats().memoryParts.directory, 0, 'its memory refunded');
+  while (store.size > 0) store.evictOldest();
+  assert.equal(store.stubs.size, 0, 'no stub outlives the packets naming its prefix');
+});
