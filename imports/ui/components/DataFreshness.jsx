@@ -37,8 +37,9 @@ export function DataFreshness() {
       title="Data age: now − generatedAt of the oldest snapshot on screen. Newest packet: now − newestPacketAt.">
       <span className="dot" />
       <span>data <b className="num" data-testid="data-age-value">{formatDuration(dataAge)}</b> old</span>
-      <span className="sep">·</span>
-      <span>newest packet <b className="num">{formatDuration(packetAge)}</b> ago</span>
+      {/* Perf's health document carries no packet time: say nothing rather than "— ago". */}
+      {packetAge !== null && <span className="sep">·</span>}
+      {packetAge !== null && <span>newest packet <b className="num">{formatDuration(packetAge)}</b> ago</span>}
     </div>
   );
 }

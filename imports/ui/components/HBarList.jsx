@@ -1,6 +1,7 @@
 /** A ranked list with proportional bars: items = [{ key, label (node), value, sub? }]. */
 import React from 'react';
 import { formatNumber } from '../lib/format';
+import { Clip } from './Clip';
 
 export function HBarList({ items, valueFormat = formatNumber, color = 'var(--accent)', empty = 'No data' }) {
   if (!items || items.length === 0) return <div className="chart-empty">{empty}</div>;
@@ -9,7 +10,7 @@ export function HBarList({ items, valueFormat = formatNumber, color = 'var(--acc
     <ol className="hbars">
       {items.map((item) => (
         <li key={item.key}>
-          <div className="hbar-label">{item.label}{item.sub && <span className="muted small"> {item.sub}</span>}</div>
+          <Clip className="hbar-label" title={item.title}>{item.label}{item.sub && <span className="muted small"> {item.sub}</span>}</Clip>
           <div className="hbar-track"><div className="hbar-fill" style={{ width: `${(100 * (item.value || 0)) / max}%`, background: color }} /></div>
           <div className="hbar-value num">{valueFormat(item.value)}</div>
         </li>

@@ -3,7 +3,7 @@ import React from 'react';
 
 function flatten(value, prefix, rows, depth) {
   if (value && typeof value === 'object' && !Array.isArray(value) && depth < 3) {
-    for (const [key, inner] of Object.entries(value)) flatten(inner, prefix ? `${prefix}.${key}` : key, rows, depth + 1);
+    for (const [key, inner] of Object.entries(value)) if (inner !== undefined) flatten(inner, prefix ? `${prefix}.${key}` : key, rows, depth + 1);
   } else {
     rows.push([prefix, value]);
   }

@@ -9,6 +9,10 @@ import { navigate } from '../lib/router';
 import { ROLE_COLORS } from '../lib/mesh-constants';
 import { fitView, worldToScreen, screenToWorld, zoomAt, tilesFor, graticuleStep, lonLatToWorld } from '../lib/projection';
 import { useElementWidth } from '../hooks/use-element-width';
+import { placeLabels } from '../lib/label-layout';
+
+// Which names win a crowded spot: repeaters and rooms (the mesh's fixed points), then the rest.
+const LABEL_PRIORITY = { repeater: 3, room: 2, sensor: 1 };
 
 function Graticule({ view, width, height }) {
   const step = graticuleStep(view, width);
@@ -72,6 +76,13 @@ export function MeshMap({ points, links, tileUrl, height = 560 }) {
 
   const project = (p) => worldToScreen(shown, width, height, p.x, p.y);
   const tiles = tileUrl ? tilesFor(shown, width, height, tileUrl) : [];
+  // Names of named nodes where they fit without overlapping: a few at the fit view, more as you
+  // zoom in. The hovered node's name is always shown.
+  const labels = useMemo(() => placeLabels(points.filter((p) => p.name).map((p) => {
+    const [x, y] = worldToScreen(shown, width, height, p.x, p.y);
+    return { key: p.pubKey, x, y, text: p.name, priority: LABEL_PRIORITY[p.role] || 0 };
+  }), width, height), [points, shown, width, height]);
+  const hoverKey = hover ? hover.point.pubKey : null;
   return (
     <div ref={ref} className="map" style={{ height }}>
       <svg ref={svgRef} width={width} height={height} onPointerDown={onPointerDown} onPointerMove={onPointerMove} onPointerUp={onPointerUp} onPointerLeave={onPointerUp}
@@ -99,6 +110,12 @@ export function MeshMap({ points, links, tileUrl, height = 560 }) {
               onClick={() => navigate(`/nodes/${point.pubKey}`)} />
           );
         })}
+        {labels.map((label) => (label.key === hoverKey ? null : (
+          <text key={label.key} x={label.x} y={label.y} dy="0.35em" textAnchor={label.anchor} className="map-label" data-pubkey={label.key}>{label.text}</text>
+        )))}
+        {hover && hover.point.name && (
+          <text x={hover.x + 8} y={hover.y} dy="0.35em" className="map-label hovered">{hover.point.name}</text>
+        )}
       </svg>
       {hover && (
         <div className="map-tip" style={{ left: hover.x + 10, top: hover.y + 10 }}>

@@ -10,6 +10,7 @@ import { PacketSummary } from './PacketSummary';
 import { HopPath } from './HopPath';
 import { formatClock, formatDb } from '../lib/format';
 import { routeTypeName } from '../lib/mesh-constants';
+import { packetSummaryText, hopPathText } from '../lib/text';
 import { useVirtualRows } from '../hooks/use-virtual-rows';
 
 function PacketRow({ packet, compact }) {
@@ -26,8 +27,8 @@ function PacketRow({ packet, compact }) {
       </td>
       <td className="num">{formatDb(packet.bestSnr)}</td>
       {!compact && <td className="num">{packet.size}</td>}
-      <td className="ellipsis"><PacketSummary packet={packet} /></td>
-      {!compact && <td className="ellipsis narrow"><HopPath hops={packet.longestPath} max={5} /></td>}
+      <td className="clip" title={packetSummaryText(packet)}><PacketSummary packet={packet} /></td>
+      {!compact && <td className="clip" title={hopPathText(packet.longestPath)}><HopPath hops={packet.longestPath} max={8} /></td>}
     </tr>
   );
 }
@@ -63,6 +64,12 @@ export const PacketTable = memo(function PacketTable({ packets, compact = false,
   return (
     <div className={windowed ? 'table-wrap table-scroll' : 'table-wrap'} ref={ref} style={windowed ? { height: scrollHeight } : undefined}>
       <table className="table packets-table">
+        {/* Fixed layout: the figures keep their width, What and Path share the rest and clip with an ellipsis. */}
+        <colgroup>
+          <col className="w-time" /><col className="w-hash" /><col className="w-type" />{!compact && <col className="w-route" />}
+          <col className="w-hops" /><col className="w-heard" /><col className="w-snr" />{!compact && <col className="w-bytes" />}
+          <col />{!compact && <col className="w-path" />}
+        </colgroup>
         <thead>
           <tr>
             <th>Time</th><th>Hash</th><th>Type</th>{!compact && <th>Route</th>}<th className="num">Hops</th>

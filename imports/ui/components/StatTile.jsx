@@ -1,12 +1,13 @@
 /** One headline figure with its label and an optional second line. */
 import React from 'react';
+import { Clip } from './Clip';
 
 export function StatTile({ label, value, sub, tone }) {
   return (
     <div className={`stat ${tone ? `tone-${tone}` : ''}`}>
       <div className="stat-label">{label}</div>
-      <div className="stat-value num">{value}</div>
-      {sub && <div className="stat-sub">{sub}</div>}
+      <Clip className="stat-value num">{value}</Clip>
+      {sub && <Clip className="stat-sub">{sub}</Clip>}
     </div>
   );
 }

@@ -1,11 +1,15 @@
 /**
  * One or more series over time: series = [{ name, color, points: [{ x: ms, y }] }], drawn as
  * lines (kind 'line') or bars (kind 'bars', first series only). Null y values break the line.
+ * With `bucketMs` each point stands for [x, x + bucketMs) and is drawn as a step over that span,
+ * clipped to [from, until] (see lib/time-buckets.js): one hourly bucket on a young server reads
+ * as a level over the minutes it covers, with minute labels, not as one floating dot.
  */
 import React from 'react';
 import { ChartFrame } from './ChartFrame';
 import { linearScale, niceTicks, extent, tickFormatter } from '../lib/chart-scale';
 import { formatClock, formatHour, formatNumber } from '../lib/format';
+import { bucketDomain } from '../lib/time-buckets';
 
 const MARGIN = { top: 8, right: 10, bottom: 22, left: 44 };
 const HOUR = 3600000;
@@ -37,13 +41,32 @@ function linePath(points, x, y) {
   return d;
 }
 
-function Plot({ width, height, series, kind, yFormat, zeroBased, barWidthMs }) {
+function stepPath(points, bucketMs, x, y, [start, end]) {
+  let d = '';
+  let previousEnd = null;
+  for (const point of points) {
+    if (point.y === null || point.y === undefined || !Number.isFinite(point.y)) { previousEnd = null; continue; }
+    const from = Math.max(point.x, start);
+    const to = Math.min(point.x + bucketMs, end);
+    if (to <= from) continue;
+    const joined = previousEnd !== null && Math.abs(previousEnd - from) < 1;
+    d += `${joined ? 'L' : 'M'}${x(from).toFixed(1)},${y(point.y).toFixed(1)}L${x(to).toFixed(1)},${y(point.y).toFixed(1)}`;
+    previousEnd = to;
+  }
+  return d;
+}
+
+function Plot({ width, height, series, kind, yFormat, zeroBased, barWidthMs, bucketMs, from, until }) {
   const innerWidth = width - MARGIN.left - MARGIN.right;
   const innerHeight = height - MARGIN.top - MARGIN.bottom;
   const all = series.flatMap((s) => s.points);
-  const [xMin, xMaxRaw] = extent(all.map((p) => p.x));
-  const xMax = kind === 'bars' && barWidthMs ? xMaxRaw + barWidthMs : xMaxRaw;
-  const [yMin0, yMax0] = extent(all.map((p) => p.y), zeroBased ? 0 : undefined);
+  const bucket = bucketMs || (kind === 'bars' ? barWidthMs : null);
+  const domain = bucket ? bucketDomain(all.map((p) => p.x), bucket, from, until) : null;
+  const [xMin, xMax] = domain || extent(all.map((p) => p.x));
+  const [yLow, yHigh] = extent(all.map((p) => p.y), zeroBased ? 0 : undefined);
+  // A flat zero series (an empty queue) keeps its axis at 0..1, not -1..1.
+  const flatZero = zeroBased && yLow === -1 && yHigh === 1 && all.every((p) => !Number.isFinite(p.y) || p.y === 0);
+  const [yMin0, yMax0] = flatZero ? [0, 1] : [yLow, yHigh];
   const ticks = niceTicks(yMin0, yMax0, 4);
   const yMin = Math.min(yMin0, ticks[0]);
   const yMax = Math.max(yMax0, ticks[ticks.length - 1]);
@@ -66,19 +89,22 @@ function Plot({ width, height, series, kind, yFormat, zeroBased, barWidthMs }) {
           <text key={tick} x={x(tick)} y={innerHeight + 14} textAnchor={x(tick) > innerWidth - 18 ? 'end' : 'middle'} className="axis">{timeLabel(tick, xMax - xMin)}</text>
         ))}
         {kind === 'bars' && series[0] && series[0].points.map((point) => {
-          const w = Math.max(1, (barWidthMs ? x(point.x + barWidthMs) - x(point.x) : innerWidth / Math.max(1, series[0].points.length)) * 0.85);
+          const left = Math.max(xMin, point.x);
+          const right = bucket ? Math.min(xMax, point.x + bucket) : null;
+          if (right !== null && right <= left) return null;
+          const w = Math.max(1, (right !== null ? x(right) - x(left) : innerWidth / Math.max(1, series[0].points.length)) * 0.85);
           const top = y(point.y || 0);
           return (
-            <rect key={point.x} x={x(point.x)} y={Math.min(top, base)} width={w} height={Math.abs(base - top)} fill={series[0].color}>
+            <rect key={point.x} x={x(left)} y={Math.min(top, base)} width={w} height={Math.abs(base - top)} fill={series[0].color}>
               <title>{`${formatClock(point.x)}: ${yFormat(point.y)}`}</title>
             </rect>
           );
         })}
         {kind !== 'bars' && series.map((s) => (
           <g key={s.name}>
-            <path d={linePath(s.points, x, y)} fill="none" stroke={s.color} strokeWidth={1.6} />
-            {s.points.length <= 48 && s.points.map((point) => (point.y === null ? null : (
-              <circle key={point.x} cx={x(point.x)} cy={y(point.y)} r={2.2} fill={s.color}>
+            <path d={bucket ? stepPath(s.points, bucket, x, y, [xMin, xMax]) : linePath(s.points, x, y)} fill="none" stroke={s.color} strokeWidth={1.6} />
+            {s.points.length <= 48 && s.points.map((point) => (point.y === null || !Number.isFinite(point.y) ? null : (
+              <circle key={point.x} cx={x(bucket ? (Math.max(point.x, xMin) + Math.min(point.x + bucket, xMax)) / 2 : point.x)} cy={y(point.y)} r={2.2} fill={s.color}>
                 <title>{`${formatClock(point.x)}: ${yFormat(point.y)}`}</title>
               </circle>
             )))}
@@ -90,12 +116,12 @@ function Plot({ width, height, series, kind, yFormat, zeroBased, barWidthMs }) {
   );
 }
 
-export function TimeSeriesChart({ series, height = 160, kind = 'line', yFormat = formatNumber, zeroBased = true, barWidthMs }) {
+export function TimeSeriesChart({ series, height = 160, kind = 'line', yFormat = formatNumber, zeroBased = true, barWidthMs, bucketMs, from, until }) {
   const points = series ? series.reduce((n, s) => n + s.points.length, 0) : 0;
   if (points === 0) return <div className="chart-empty">No data in this window</div>;
   return (
     <>
-      <ChartFrame>{(width) => <Plot width={width} height={height} series={series} kind={kind} yFormat={yFormat} zeroBased={zeroBased} barWidthMs={barWidthMs} />}</ChartFrame>
+      <ChartFrame>{(width) => <Plot width={width} height={height} series={series} kind={kind} yFormat={yFormat} zeroBased={zeroBased} barWidthMs={barWidthMs} bucketMs={bucketMs} from={from} until={until} />}</ChartFrame>
       {series.length > 1 && (
         <div className="legend">{series.map((s) => <span key={s.name}><i style={{ background: s.color }} />{s.name}</span>)}</div>
       )}

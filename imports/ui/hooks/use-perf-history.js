@@ -1,28 +1,23 @@
 /**
- * The `perf` view (server health), plus a rolling history of a few of its figures kept on the
- * client since the page opened, for sparklines. History is bounded to `maxSamples`.
+ * The `perf` view (server health), plus a rolling history of its figures (lib/perf-series.js),
+ * one sample per document, bounded to `maxSamples`. The history is kept for the browser tab,
+ * not the page: leaving Perf and coming back keeps the charts (the server keeps no history).
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useView } from './use-view';
+import { appendSample } from '../lib/perf-series';
 
-export function usePerfHistory(maxSamples = 120) {
+let kept = [];
+
+export function usePerfHistory(maxSamples = 240) {
   const perf = useView('perf', {});
-  const [history, setHistory] = useState([]);
-  const lastGenerated = useRef(null);
+  const [history, setHistory] = useState(kept);
   const { data } = perf;
   useEffect(() => {
-    if (!data || data.generatedAt === lastGenerated.current) return;
-    lastGenerated.current = data.generatedAt;
-    const ingest = data.ingest || {};
-    const sample = {
-      time: data.generatedAt,
-      ingestPerSecond: ingest.ratePerSecond ? ingest.ratePerSecond.last10s : null,
-      heapUsedMB: data.perf && data.perf.memory ? data.perf.memory.heapUsedMB : null,
-      loopP99Ms: data.perf && data.perf.eventLoopDelayMs ? data.perf.eventLoopDelayMs.p99 : null,
-      queueDepth: ingest.queue ? ingest.queue.depth : null,
-      transmissions: data.store ? data.store.transmissions : null,
-    };
-    setHistory((previous) => [...previous.slice(-(maxSamples - 1)), sample]);
+    const next = appendSample(kept, data, maxSamples);
+    if (next === kept) return;
+    kept = next;
+    setHistory(next);
   }, [data, maxSamples]);
   return { ...perf, history };
 }

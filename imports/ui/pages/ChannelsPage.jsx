@@ -5,6 +5,7 @@ import { useNow } from '../hooks/use-now';
 import { PageHeader } from '../components/PageHeader';
 import { ViewState } from '../components/ViewState';
 import { Link } from '../components/Link';
+import { Clip } from '../components/Clip';
 import { ChatView } from '../components/ChatView';
 import { Sparkline } from '../components/Sparkline';
 import { formatAgo, formatNumber } from '../lib/format';
@@ -21,7 +22,7 @@ function ChannelList({ list, chosen, now }) {
               <span className="muted small num">{formatAgo(channel.lastHeard, now)}</span>
             </div>
             <div className="channel-row muted small">
-              <span className="ellipsis">{channel.lastMessage.text ? `${channel.lastMessage.sender || '?'}: ${channel.lastMessage.text}` : 'no key for this channel'}</span>
+              <Clip as="span" className="ellipsis">{channel.lastMessage.text ? `${channel.lastMessage.sender || '?'}: ${channel.lastMessage.text}` : 'no key for this channel'}</Clip>
             </div>
             <div className="channel-row small">
               <span className="num">{formatNumber(channel.messagesLastHour)}/h · {channel.senders} senders</span>

@@ -23,13 +23,21 @@ import { TimeSeriesChart } from '../components/TimeSeriesChart';
 import { Heatmap } from '../components/Heatmap';
 import { HBarList } from '../components/HBarList';
 import { formatAgo, formatDb, formatDecimal, formatDuration, formatNumber, formatPct, formatClock, formatDateTime } from '../lib/format';
-import { fillHours, heatmapRows, hopBars } from '../lib/node-series';
+import { fillHours, heatmapRows, hopBars, HOUR_MS } from '../lib/node-series';
 
 const DAY_OPTIONS = [1, 7, 30].map((days) => ({ value: String(days), label: `${days} day${days > 1 ? 's' : ''}` }));
 const HOUR_LABELS = Array.from({ length: 24 }, (_, hour) => String(hour).padStart(2, '0'));
 const GRADE_TONE = { A: 'good', 'A-': 'good', 'B+': 'good', B: 'warn', C: 'warn', D: 'bad' };
 
+/** Clock hours from the one holding `from` through the one holding `now` (what availability counts). */
+function elapsedHours(from, now) {
+  if (!Number.isFinite(from)) return null;
+  return Math.floor(now / HOUR_MS) - Math.floor(from / HOUR_MS) + 1;
+}
+
 function Health({ node, health, analytics, now }) {
+  // The engine counts availability and silence from here (first heard, or the window start).
+  const heardFrom = Number.isFinite(analytics.heardFrom) ? analytics.heardFrom : analytics.windowStart;
   return (
     <div className="stat-grid">
       <StatTile label="Status" value={<StatusBadge status={node.status} />} sub={`last heard ${formatAgo(health.lastHeard, now)}`} />
@@ -39,8 +47,11 @@ function Health({ node, health, analytics, now }) {
       <StatTile label="Mean hops" value={formatDecimal(health.meanHops, 2)} sub={`relays ${formatPct(analytics.relayPct, 0)} of its packets`} />
       <StatTile label="Signal grade" value={analytics.signalGrade || '—'} tone={GRADE_TONE[analytics.signalGrade]}
         sub={`SNR ${formatDecimal(analytics.snrMean)} ± ${formatDecimal(analytics.snrStdDev)} dB`} />
-      <StatTile label="Availability" value={formatPct(analytics.availabilityPct)} sub={`${analytics.activeHours} of ${analytics.days * 24} hours heard`} />
-      <StatTile label="Longest silence" value={formatDuration(analytics.longestSilence.ms)} sub={`${formatDateTime(analytics.longestSilence.from)} →`} />
+      <StatTile label="Availability" value={formatPct(analytics.availabilityPct)}
+        sub={<span title={`counted from ${formatDateTime(heardFrom)}: hours before the node was first heard are not silence`}>
+          {`${formatNumber(analytics.activeHours)} of ${formatNumber(elapsedHours(heardFrom, now))} h since first heard ${formatAgo(heardFrom, now)}`}</span>} />
+      <StatTile label="Longest silence" value={formatDuration(analytics.longestSilence.ms)}
+        sub={analytics.longestSilence.ms > 0 ? `from ${formatDateTime(analytics.longestSilence.from)}, since first heard` : 'none since first heard'} />
     </div>
   );
 }
@@ -111,10 +122,10 @@ export function NodePage({ pubKey }) {
             <Health node={node} health={data.health} analytics={analytics} now={now} />
             <div className="grid-2">
               <Card title="Hourly activity" subtitle="packets per hour">
-                <TimeSeriesChart kind="bars" barWidthMs={3600000} series={[{ name: 'packets', color: 'var(--accent)', points: fillHours(analytics.hourlyActivity, analytics.windowStart, now) }]} />
+                <TimeSeriesChart kind="bars" barWidthMs={HOUR_MS} from={analytics.heardFrom} until={now} series={[{ name: 'packets', color: 'var(--accent)', points: fillHours(analytics.hourlyActivity, analytics.windowStart, now) }]} />
               </Card>
               <Card title="SNR trend" subtitle="hourly mean, dB">
-                <TimeSeriesChart zeroBased={false} yFormat={(v) => formatDecimal(v, 1)}
+                <TimeSeriesChart zeroBased={false} yFormat={(v) => formatDecimal(v, 1)} bucketMs={HOUR_MS} from={analytics.heardFrom} until={now}
                   series={[{ name: 'mean SNR', color: 'var(--accent-2)', points: analytics.snrTrend.map((p) => ({ x: p.hour, y: p.meanSnr })) }]} />
               </Card>
               <Card title="Uptime heatmap" subtitle="packets by weekday and hour (UTC)">

@@ -1,5 +1,5 @@
 /** Channel analytics: active channels, hour x channel timeline, top senders, message lengths. */
-import React from 'react';
+import React, { useMemo } from 'react';
 import { useView } from '../../hooks/use-view';
 import { ViewState } from '../../components/ViewState';
 import { Card } from '../../components/Card';
@@ -8,9 +8,14 @@ import { BarChart } from '../../components/BarChart';
 import { Heatmap } from '../../components/Heatmap';
 import { HBarList } from '../../components/HBarList';
 import { formatHour, formatNumber } from '../../lib/format';
+import { timelineHours } from '../../lib/time-buckets';
 
 export function ChannelAnalyticsTab() {
-  const { data, loading, error } = useView('channelAnalytics', {});
+  const stats = useView('stats', {});
+  // As many hours as the store spans (≤ 24): a young server's timeline is not one lit column of 24.
+  const hours = timelineHours(stats.data ? stats.data.oldest : null, stats.data ? stats.data.newest : null);
+  const params = useMemo(() => ({ hours }), [hours]);
+  const { data, loading, error } = useView('channelAnalytics', params, { enabled: Boolean(stats.data) });
   return (
     <ViewState loading={loading} error={error} hasData={Boolean(data)} empty={data && data.messages === 0} emptyText="No channel traffic yet.">
       {data && (

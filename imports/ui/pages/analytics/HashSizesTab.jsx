@@ -9,11 +9,13 @@ import { HBarList } from '../../components/HBarList';
 import { HopLabel } from '../../components/HopLabel';
 import { NodeLink } from '../../components/NodeLink';
 import { formatNumber, formatPct } from '../../lib/format';
+import { HOUR_MS } from '../../lib/time-buckets';
 
 const SIZE_COLORS = { 1: 'var(--accent)', 2: 'var(--accent-2)', 3: 'var(--accent-3)' };
 
 export function HashSizesTab() {
   const { data, loading, error } = useView('hashSizes', {});
+  const stats = useView('stats', {});
   return (
     <ViewState loading={loading} error={error} hasData={Boolean(data)} empty={data && data.transmissions === 0} emptyText="No multi-hop packets yet.">
       {data && (
@@ -26,7 +28,7 @@ export function HashSizesTab() {
           </div>
           <div className="grid-2">
             <Card title="Per hour" subtitle={data.units.perHour}>
-              <TimeSeriesChart series={[1, 2, 3].map((size) => ({ name: `${size} byte`, color: SIZE_COLORS[size], points: data.perHour.map((h) => ({ x: h.hour, y: h.bySize[size] })) }))} />
+              <TimeSeriesChart bucketMs={HOUR_MS} from={stats.data ? stats.data.oldest : null} until={data.generatedAt} series={[1, 2, 3].map((size) => ({ name: `${size} byte`, color: SIZE_COLORS[size], points: data.perHour.map((h) => ({ x: h.hour, y: h.bySize[size] })) }))} />
             </Card>
             <Card title="Busiest hops" subtitle={data.units.hops}>
               <HBarList items={data.hops.slice(0, 15).map((h) => ({ key: h.hop, label: <HopLabel hop={h} />, sub: `${h.hashSize} B`, value: h.count }))} />

@@ -1,26 +1,56 @@
-/** Observers: every reporting station with its region, first/last seen and packet counts. */
-import React from 'react';
+/**
+ * Observers: every reporting station with its region, first/last seen and packet counts, sorted
+ * by a column (click a heading; busiest in the last hour first), one line per observer.
+ */
+import React, { useMemo, useState } from 'react';
 import { useView } from '../../hooks/use-view';
 import { useNow } from '../../hooks/use-now';
 import { ViewState } from '../../components/ViewState';
 import { Card } from '../../components/Card';
 import { HBarList } from '../../components/HBarList';
+import { Clip } from '../../components/Clip';
 import { formatAgo, formatDateTime, formatNumber, shortKey } from '../../lib/format';
+import { sortRows } from '../../lib/sort-rows';
+
+const COLUMNS = [
+  { key: 'name', label: 'Name', value: (o) => o.name || o.id },
+  { key: 'id', label: 'Id', value: (o) => o.id },
+  { key: 'region', label: 'Region', value: (o) => o.region },
+  { key: 'lastSeen', label: 'Last seen', value: (o) => o.lastSeen, num: true, descendingFirst: true },
+  { key: 'firstSeen', label: 'First seen', value: (o) => o.firstSeen, num: true },
+  { key: 'packets', label: 'Packets', value: (o) => o.packets, num: true, descendingFirst: true },
+  { key: 'packetsLastHour', label: 'Last hour', value: (o) => o.packetsLastHour, num: true, descendingFirst: true },
+];
 
 export function ObserversTab() {
   const { data, loading, error } = useView('observers', {});
   const now = useNow(5000);
+  const [sort, setSort] = useState({ key: 'packetsLastHour', descending: true });
+  const column = COLUMNS.find((c) => c.key === sort.key);
+  const rows = useMemo(() => (data ? sortRows(data.observers, column.value, sort.descending) : []), [data, column, sort.descending]);
+  const sortBy = (next) => setSort((current) => (current.key === next.key
+    ? { key: next.key, descending: !current.descending }
+    : { key: next.key, descending: Boolean(next.descendingFirst) }));
   return (
     <ViewState loading={loading} error={error} hasData={Boolean(data)} empty={data && data.observers.length === 0} emptyText="No observer has reported yet.">
       {data && (
         <div className="grid-2">
           <Card title="Observers" subtitle={`${data.observers.length} reporting`}>
-            <table className="table">
-              <thead><tr><th>Name</th><th>Id</th><th>Region</th><th className="num">Last seen</th><th className="num">First seen</th><th className="num">Packets</th><th className="num">Last hour</th></tr></thead>
+            <table className="table nowrap-table" data-testid="observers-table">
+              <thead>
+                <tr>
+                  {COLUMNS.map((c) => (
+                    <th key={c.key} className={`sortable${c.num ? ' num' : ''}${sort.key === c.key ? ' sorted' : ''}`} onClick={() => sortBy(c)}
+                      aria-sort={sort.key === c.key ? (sort.descending ? 'descending' : 'ascending') : 'none'}>
+                      {c.label}{sort.key === c.key ? (sort.descending ? ' ▾' : ' ▴') : ''}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
               <tbody>
-                {data.observers.map((o) => (
+                {rows.map((o) => (
                   <tr key={o.id}>
-                    <td>{o.name || '—'}</td>
+                    <td><Clip as="span" className="cell-clip">{o.name || '—'}</Clip></td>
                     <td className="mono muted" title={o.id}>{shortKey(o.id)}</td>
                     <td>{o.region || '—'}</td>
                     <td className="num">{formatAgo(o.lastSeen, now)}</td>
@@ -33,7 +63,7 @@ export function ObserversTab() {
             </table>
           </Card>
           <Card title="Packets in the last hour">
-            <HBarList items={data.observers.map((o) => ({ key: o.id, label: o.name || shortKey(o.id), sub: o.region, value: o.packetsLastHour }))} />
+            <HBarList items={rows.slice().sort((a, b) => (b.packetsLastHour || 0) - (a.packetsLastHour || 0)).map((o) => ({ key: o.id, label: o.name || shortKey(o.id), sub: o.region, value: o.packetsLastHour }))} />
           </Card>
         </div>
       )}

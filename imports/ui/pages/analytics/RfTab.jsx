@@ -10,6 +10,7 @@ import { ScatterChart } from '../../components/ScatterChart';
 import { TypeBadge } from '../../components/TypeBadge';
 import { formatDb, formatDecimal, formatNumber } from '../../lib/format';
 import { TYPE_COLORS } from '../../lib/mesh-constants';
+import { HOUR_MS } from '../../lib/time-buckets';
 
 function histogramBars(summary, digits = 0) {
   return summary.histogram.map((bin) => ({ label: bin.from.toFixed(digits), value: bin.count, title: `${bin.from.toFixed(1)} to ${bin.to.toFixed(1)}: ${bin.count}` }));
@@ -26,6 +27,8 @@ function SummaryLine({ summary, unit }) {
 
 export function RfTab() {
   const { data, loading, error } = useView('rf', {});
+  // The store's oldest packet: the first hour's step starts there, not at the top of the hour.
+  const stats = useView('stats', {});
   return (
     <ViewState loading={loading} error={error} hasData={Boolean(data)} empty={data && data.observations === 0} emptyText="No packets yet.">
       {data && (
@@ -48,7 +51,7 @@ export function RfTab() {
               <BarChart data={histogramBars(data.size)} color="var(--accent-3)" />
             </Card>
             <Card title="Per hour" subtitle={data.units.perHour}>
-              <TimeSeriesChart series={[
+              <TimeSeriesChart bucketMs={HOUR_MS} from={stats.data ? stats.data.oldest : null} until={data.generatedAt} series={[
                 { name: 'transmissions', color: 'var(--accent)', points: data.perHour.map((h) => ({ x: h.hour, y: h.transmissions })) },
                 { name: 'observations', color: 'var(--accent-2)', points: data.perHour.map((h) => ({ x: h.hour, y: h.observations })) },
               ]} />

@@ -1,0 +1,48 @@
+'use strict';
+/**
+ * Checks run inside a page (page.evaluate) by the browser suite, and what they return:
+ *   - clippedWithoutTitle: visible elements whose text is cut (content wider than the box, and
+ *     the box does not scroll) with no title on them or an ancestor to show the whole text;
+ *   - badWords: `undefined`, `NaN`, `null`, `[object Object]` or `Infinity` in the text or in a
+ *     title (a formatting slip that would otherwise reach the screen).
+ * Plain functions of the DOM, so they can be serialized into the page.
+ */
+
+function clippedWithoutTitle() {
+  const found = [];
+  for (const element of document.querySelectorAll('body *')) {
+    if (element.closest('svg') || element.children.length > 50) continue;
+    if (element.scrollWidth <= element.clientWidth + 1 || element.clientWidth === 0) continue;
+    const style = getComputedStyle(element);
+    // A box that scrolls shows everything (by scrolling); one that is visible overflows, not clips.
+    if (style.overflowX !== 'hidden' && style.overflowX !== 'clip') continue;
+    // Text drawn in an SVG inside (charts, the map) is placed by hand, not clipped by the box.
+    let text = '';
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) if (!node.parentElement.closest('svg')) text += node.textContent;
+    text = text.trim();
+    if (!text) continue;
+    const rect = element.getBoundingClientRect();
+    if (rect.width === 0 || rect.height === 0) continue;
+    if (element.closest('[title]') && element.closest('[title]').getAttribute('title').trim()) continue;
+    found.push(`${element.tagName.toLowerCase()}.${String(element.className).trim().replace(/\s+/g, '.')}: "${text.slice(0, 60)}"`);
+  }
+  return found.slice(0, 10);
+}
+
+function badWords() {
+  const pattern = /\b(undefined|NaN|Infinity)\b|\[object Object\]|(^|[\s:(])null([\s,)]|$)/;
+  const found = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!parent || parent.closest('script, style, .kv')) continue; // .kv: raw server figures, shown as sent
+    if (pattern.test(node.textContent)) found.push(`text in ${parent.tagName.toLowerCase()}: "${node.textContent.trim().slice(0, 80)}"`);
+  }
+  for (const element of document.querySelectorAll('[title]')) {
+    if (pattern.test(element.getAttribute('title'))) found.push(`title of ${element.tagName.toLowerCase()}: "${element.getAttribute('title').slice(0, 80)}"`);
+  }
+  return found.slice(0, 10);
+}
+
+module.exports = { clippedWithoutTitle, badWords };
