@@ -14,6 +14,7 @@ const VIEW_DEFINITIONS = [
   require('./topology'),
   require('./hash-sizes'),
   require('./subpaths'),
+  require('./neighbours'),
 ];
 
 const VIEWS_BY_NAME = new Map(VIEW_DEFINITIONS.map((definition) => [definition.name, definition]));

@@ -1,0 +1,215 @@
+'use strict';
+/**
+ * neighbours: per node key or hop prefix, the keys seen adjacent to it, with how often, when
+ * last, and the mean SNR of the link where a radio measured it.
+ *
+ * Unit: an observation (TRACE excluded: its path carries SNRs, see the traces view). Links:
+ *   - consecutive hops a, b of the path that observer heard (SNR unknown);
+ *   - the last hop and the observer itself (the observer heard it: SNR = the observation's);
+ *   - a zero-hop observation: the sender (advert key, else source hash) and the observer.
+ * An observer is keyed by its id, lower-cased when it is hex (observers report under their
+ * public key). A link is undirected and listed on both keys; a hop repeated next to itself is
+ * not a link. `lastSeen` is the first-heard time of the newest stored transmission that showed
+ * the link: eviction is oldest-first, so it stays exact as packets leave.
+ *
+ * State is bounded by the mesh (keys and distinct links), not by packets: every key and link is
+ * charged to the `neighbours` memory part and freed when its count returns to zero.
+ */
+const { defineView, memoryPart } = require('./view');
+const { BYTES, keyBytes } = require('../memory-account');
+const { topByCount } = require('./aggregates');
+
+const TRACE = 9;
+const HEX_RE = /^[0-9a-fA-F]+$/;
+const MAX_KNOWN = 5;
+// A key entry: object, its neighbours Map, the outer Map entry.
+const KEY_BYTES = BYTES.object + 3 * BYTES.field + BYTES.map + BYTES.mapEntry;
+// A link: object with 7 fields and one entry in each side's neighbours Map.
+const LINK_BYTES = BYTES.object + 7 * BYTES.field + 2 * BYTES.mapEntry + 2 * BYTES.heapNumber;
+
+function createState(store) {
+  return {
+    keys: new Map(), // key -> { key, count, neighbours: Map otherKey -> link }
+    links: 0,
+    observations: 0,
+    part: memoryPart(store, 'neighbours'),
+  };
+}
+
+function observerKey(observer) {
+  return HEX_RE.test(observer.id) ? observer.id.toLowerCase() : observer.id;
+}
+
+/** The sender of a zero-hop packet, when the packet names one. */
+function senderKey(tx) {
+  if (tx.advert !== null) return tx.advert.pubKey;
+  return tx.srcHash;
+}
+
+function keyEntry(state, key) {
+  let entry = state.keys.get(key);
+  if (!entry) {
+    entry = { key, count: 0, neighbours: new Map() };
+    state.keys.set(key, entry);
+    if (state.part) state.part.add(KEY_BYTES + keyBytes(key));
+  }
+  return entry;
+}
+
+/** Count one sighting of the link a-b (sign -1 undoes one). Returns nothing; frees at zero. */
+function countLink(state, a, b, time, snr, sign) {
+  if (a === b) return;
+  let left = state.keys.get(a);
+  let link = left === undefined ? undefined : left.neighbours.get(b);
+  if (!link) {
+    if (sign < 0) return; // nothing to undo (cannot happen while apply and evict mirror)
+    left = keyEntry(state, a);
+    const right = keyEntry(state, b);
+    link = { a: a < b ? a : b, b: a < b ? b : a, count: 0, lastSeen: 0, snrCount: 0, snrQuarters: 0, snrOther: 0 };
+    left.neighbours.set(b, link);
+    right.neighbours.set(a, link);
+    state.links++;
+    if (state.part) state.part.add(LINK_BYTES);
+  }
+  const right = state.keys.get(b);
+  link.count += sign;
+  left.count += sign;
+  right.count += sign;
+  if (sign > 0 && time > link.lastSeen) link.lastSeen = time;
+  if (snr !== null) {
+    link.snrCount += sign;
+    // SNR arrives in quarter dB: summed as integers it is exact; anything else as a float.
+    const quarters = snr * 4;
+    if (Number.isInteger(quarters) && Math.abs(quarters) < 2 ** 30) link.snrQuarters += sign * quarters;
+    else link.snrOther += sign * snr;
+    if (link.snrCount === 0) link.snrOther = 0;
+  }
+  if (link.count === 0) {
+    left.neighbours.delete(b);
+    right.neighbours.delete(a);
+    state.links--;
+    if (state.part) state.part.add(-LINK_BYTES);
+  }
+  for (const entry of [left, right]) {
+    if (entry.count === 0) {
+      state.keys.delete(entry.key);
+      if (state.part) state.part.add(-(KEY_BYTES + keyBytes(entry.key)));
+    }
+  }
+}
+
+/** Apply (sign 1) or undo (sign -1) one observation's links; returns the keys it touched. */
+function count(state, tx, observation, sign) {
+  const path = observation.path;
+  const observer = observerKey(observation.observer);
+  const touched = [observer];
+  state.observations += sign;
+  for (let i = 1; i < path.length; i++) countLink(state, path[i - 1], path[i], tx.time, null, sign);
+  for (let i = 0; i < path.length; i++) touched.push(path[i]);
+  const heardFrom = path.length > 0 ? path[path.length - 1] : senderKey(tx);
+  if (heardFrom !== null) {
+    countLink(state, heardFrom, observer, tx.time, observation.snr, sign);
+    if (path.length === 0) touched.push(heardFrom);
+  }
+  return touched;
+}
+
+function apply(state, tx, observation) {
+  if (tx.payloadType === TRACE) return false;
+  return count(state, tx, observation, 1);
+}
+
+function evict(state, tx) {
+  if (tx.payloadType === TRACE) return false;
+  const touched = [];
+  for (const observation of tx.observations) touched.push(...count(state, tx, observation, -1));
+  return touched;
+}
+
+function meanSnr(link) {
+  return link.snrCount === 0 ? null : (link.snrQuarters / 4 + link.snrOther) / link.snrCount;
+}
+
+/** Known nodes a key could be (by public-key prefix), for display. */
+function knownFor(store, key) {
+  const matches = HEX_RE.test(key) && key.length % 2 === 0 ? store.resolvePrefix(key) : [];
+  const sorted = matches.length > MAX_KNOWN ? matches.slice().sort(byPubKey).slice(0, MAX_KNOWN) : matches.slice().sort(byPubKey);
+  return { matchCount: matches.length, nodes: sorted.map((node) => ({ pubKey: node.pubKey, name: node.name, role: node.role })) };
+}
+
+function byPubKey(a, b) {
+  return a.pubKey < b.pubKey ? -1 : a.pubKey > b.pubKey ? 1 : 0;
+}
+
+/** The keys a node parameter stands for: a full key and its 1-, 2-, 3-byte hop prefixes; a prefix itself. */
+function keysOf(node) {
+  return node.length > 6 ? [node, node.slice(0, 2), node.slice(0, 4), node.slice(0, 6)] : [node];
+}
+
+function linkRow(link, other, store) {
+  return { key: other, count: link.count, lastSeen: link.lastSeen, snrCount: link.snrCount, meanSnr: meanSnr(link), known: knownFor(store, other) };
+}
+
+function linkOrder(x, y) {
+  return y.count - x.count || (x.a < y.a ? -1 : x.a > y.a ? 1 : x.b < y.b ? -1 : x.b > y.b ? 1 : 0);
+}
+
+/** The `limit` busiest links (ties by a, then b), each visited once from its smaller key, no strings built. */
+function topLinks(state, limit) {
+  const best = [];
+  for (const entry of state.keys.values()) {
+    for (const link of entry.neighbours.values()) {
+      if (link.a !== entry.key) continue;
+      if (best.length === limit && linkOrder(link, best[limit - 1]) >= 0) continue;
+      let at = best.length === limit ? limit - 1 : best.length;
+      while (at > 0 && linkOrder(link, best[at - 1]) < 0) {
+        best[at] = best[at - 1];
+        at--;
+      }
+      best[at] = link;
+    }
+  }
+  return best;
+}
+
+function snapshot(state, params, store) {
+  const units = {
+    count: 'observations showing the link (adjacent hops, or last hop and observer)',
+    lastSeen: 'first-heard time of the newest stored transmission showing the link (ms)',
+    meanSnr: 'mean SNR (dB) where the link ends at an observer; null when never measured',
+  };
+  if (params.node !== null) {
+    const keys = [];
+    for (const key of keysOf(params.node)) {
+      const entry = state.keys.get(key);
+      if (!entry) continue;
+      const neighbours = topByCount(entry.neighbours, params.limit, (link) => link.count).map(([other]) => linkRow(entry.neighbours.get(other), other, store));
+      keys.push({ key, count: entry.count, neighbourCount: entry.neighbours.size, known: knownFor(store, key), neighbours });
+    }
+    return { units, node: params.node, keys };
+  }
+  const nodes = topByCount(state.keys, params.limit, (entry) => entry.count).map(([key]) => {
+    const entry = state.keys.get(key);
+    let lastSeen = 0;
+    for (const link of entry.neighbours.values()) if (link.lastSeen > lastSeen) lastSeen = link.lastSeen;
+    return { key, count: entry.count, neighbourCount: entry.neighbours.size, lastSeen, known: knownFor(store, key) };
+  });
+  const links = topLinks(state, params.limit).map((link) => ({ a: link.a, b: link.b, count: link.count, lastSeen: link.lastSeen, snrCount: link.snrCount, meanSnr: meanSnr(link) }));
+  return { units, observations: state.observations, keyCount: state.keys.size, linkCount: state.links, nodes, links };
+}
+
+module.exports = defineView({
+  name: 'neighbours',
+  description: 'Per node key or hop prefix: the keys seen adjacent to it in paths, with counts, last seen and mean SNR.',
+  params: {
+    // A public key (its own links and those of its 1-, 2- and 3-byte prefixes) or one hop prefix.
+    node: { type: 'string', maxLength: 64, pattern: HEX_RE, lowerCase: true },
+    limit: { type: 'int', min: 1, max: 500, default: 50 },
+  },
+  createState,
+  apply,
+  evict,
+  snapshot,
+  // A subscription to one node recomputes only when one of its keys changed.
+  scopeOf: (params) => (params.node === null ? null : keysOf(params.node)),
+});
