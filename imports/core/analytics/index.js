@@ -15,6 +15,7 @@ const VIEW_DEFINITIONS = [
   require('./hash-sizes'),
   require('./subpaths'),
   require('./neighbours'),
+  require('./prefixes'),
 ];
 
 const VIEWS_BY_NAME = new Map(VIEW_DEFINITIONS.map((definition) => [definition.name, definition]));
