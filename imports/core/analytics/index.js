@@ -16,6 +16,7 @@ const VIEW_DEFINITIONS = [
   require('./subpaths'),
   require('./neighbours'),
   require('./prefixes'),
+  require('./traces'),
 ];
 
 const VIEWS_BY_NAME = new Map(VIEW_DEFINITIONS.map((definition) => [definition.name, definition]));
