@@ -122,10 +122,15 @@ function countRows(counts) {
     .sort((a, b) => b.count - a.count || (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
 }
 
+// The detail scan reads at most this many transmissions (newest first) of the rarest hop, so a
+// detail costs a few milliseconds however large the store; `scan.complete` says whether it saw
+// every stored path (the subpath's own `count` is always exact).
+const MAX_SCAN = 20000;
+
 /**
- * One subpath read from the store: every stored path containing it, found through the
- * transmissions of its rarest hop. Returns counts per observer, previous and next hop, and the
- * earliest and latest report time.
+ * One subpath read from the store: the stored paths containing it, found through the
+ * transmissions of its rarest hop, newest first (up to MAX_SCAN transmissions). Returns counts
+ * per observer, previous and next hop, and the earliest and latest report time among them.
  */
 function scanSubpath(store, hops) {
   let source = null;
@@ -134,8 +139,13 @@ function scanSubpath(store, hops) {
     if (!deque) return null;
     if (!source || deque.length < source.length) source = deque;
   }
-  const found = { count: 0, observers: new Map(), previous: new Map(), next: new Map(), firstSeen: null, lastSeen: null };
-  source.forEachOldest((tx) => {
+  const found = { count: 0, observers: new Map(), previous: new Map(), next: new Map(), firstSeen: null, lastSeen: null, transmissions: 0, complete: true };
+  source.forEachNewest((tx) => {
+    if (found.transmissions === MAX_SCAN) {
+      found.complete = false;
+      return false;
+    }
+    found.transmissions++;
     for (const observation of tx.observations) {
       const path = observation.path;
       if (path.length < hops.length) continue;
@@ -155,6 +165,7 @@ function scanSubpath(store, hops) {
       if (found.firstSeen === null || observation.time < found.firstSeen) found.firstSeen = observation.time;
       if (found.lastSeen === null || observation.time > found.lastSeen) found.lastSeen = observation.time;
     }
+    return true;
   });
   return found;
 }
@@ -179,6 +190,7 @@ function detailSnapshot(state, params, store) {
       previous: 'paths per hop heard just before the subpath (null: the subpath starts the path)',
       next: 'paths per hop heard just after the subpath (null: the subpath ends the path)',
       firstSeen: 'earliest and latest report time (ms) of a stored path containing it',
+      scan: `observers, previous, next and first/last seen come from the newest ${MAX_SCAN} transmissions of the subpath's rarest hop; complete = every stored path was read`,
     },
     subpath: key,
     length: hops.length,
@@ -191,6 +203,7 @@ function detailSnapshot(state, params, store) {
     lastSeen: found ? found.lastSeen : null,
     previous: found ? countRows(found.previous) : [],
     next: found ? countRows(found.next) : [],
+    scan: { transmissions: found ? found.transmissions : 0, paths: found ? found.count : 0, complete: found ? found.complete : true },
   };
 }
 

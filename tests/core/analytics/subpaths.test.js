@@ -7,7 +7,13 @@ const { PacketStore } = require('../../../imports/core/store');
 const subpaths = require('../../../imports/core/analytics/subpaths');
 
 const withoutUnits = ({ units, ...figures }) => figures;
-const project = (snapshot) => (snapshot.detail ? { detail: withoutUnits(snapshot.detail) } : withoutUnits(snapshot));
+/** A detail read every stored path (these stores are below the scan bound): its scan equals its count. */
+function withoutScan({ scan, ...detail }) {
+  assert.equal(scan.complete, true, 'the scan read every stored path');
+  assert.equal(scan.paths, detail.count, 'the scan found exactly the counted paths');
+  return detail;
+}
+const project = (snapshot) => (snapshot.detail ? { detail: withoutScan(withoutUnits(snapshot.detail)) } : withoutUnits(snapshot));
 
 
 /** Every observed path (one per observation), oldest first. */
