@@ -336,6 +336,41 @@ test('reload after a restart rebuilds every view exactly', async (t) => {
   assert.ok(log.lines.some((line) => /reload done/.test(line)));
 });
 
+test('reload skips and counts documents outside the input limits; everything else loads and every view works', async (t) => {
+  if (skipIfNoMongo(t)) return;
+  const { raw, collections } = freshCollections();
+  const { reports, channels } = simulatedReports({ seed: 6, count: 1500 });
+  const before = createEngine({ channels });
+  const persistence = createPersistence({ collections, store: before.store });
+  await persistence.ensureIndexes();
+  ingestAll(before, persistence, reports);
+  await persistence.flush();
+  await persistence.close();
+  // Poison the database the way a hand edit, an older version or a hostile feed could.
+  const observation = await raw.observations.findOne({});
+  const time = observation.time + 1;
+  await raw.observations.insertMany([
+    { ...observation, _id: 'poison-snr-high', snr: 1e308, time, ingestOrder: 1e9 },
+    { ...observation, _id: 'poison-snr-low', snr: -1e308, time, ingestOrder: 1e9 + 1 },
+    { ...observation, _id: 'poison-rssi', rssi: 'loud', time, ingestOrder: 1e9 + 2 },
+  ]);
+  await raw.nodes.insertMany([{ _id: 'not-a-key', pubKey: 'zz', name: 'ghost' }, { _id: 'numeric-key', pubKey: 12345, name: 'also no key', firstSeen: 5 }]);
+  await raw.observers.insertOne({ _id: 'obs-poison', name: { $where: 'x' }, region: 'R'.repeat(900000).slice(0, 1000), firstSeen: time });
+
+  const after = createEngine({ channels });
+  const summary = await createPersistence({ collections, log: capturingLog() }).loadInto(after, { batchSize: 500 });
+  t.diagnostic(`reloaded ${JSON.stringify(summary)}`);
+  assert.equal(summary.rejected, 3, 'the three poisoned observations are skipped');
+  assert.ok(summary.rejectReasons.bad_snr === 2 && summary.rejectReasons.bad_rssi === 1, JSON.stringify(summary.rejectReasons));
+  assert.equal(summary.badDocuments, 3, 'two node documents without a valid key and one observer with an object name');
+  assert.equal(after.store.size, before.store.size, 'every good transmission loads');
+  assert.equal(after.store.observationCount, before.store.observationCount, 'every good observation loads');
+  const now = before.store.fifo.last().time + 60 * 1000;
+  const expected = allSnapshots(before, now);
+  const actual = allSnapshots(after, now);
+  for (const key of Object.keys(expected)) assert.deepEqual(actual[key], expected[key], `view ${key} after a poisoned reload`);
+});
+
 test('two restarts in a row: ingest, restart, ingest more, restart: same as never restarting', async (t) => {
   if (skipIfNoMongo(t)) return;
   const { collections } = freshCollections();
