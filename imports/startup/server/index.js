@@ -21,6 +21,7 @@ import { createSharedDeflate } from '/imports/core/shared-deflate';
 import { registerViewMethods } from '/imports/api/views/methods';
 import { registerRateLimits } from '/imports/api/views/rate-limits';
 import { registerRestApi } from '/imports/api/views/http';
+import { registerSpecApi } from '/imports/api/rest/spec';
 import { startPersistence } from '/imports/api/packets/persistence';
 import { createRedactor, collectSecrets } from '/imports/core/redact';
 import { buildHealth } from '/imports/core/health';
@@ -172,6 +173,7 @@ Meteor.startup(async () => {
     handlers: handlersOf(WebApp), engine, cache, decorate, health, settings,
     packetsHandler: createPacketsHandler({ pipeline, apiKey: settings.apiKey, maxBodyBytes: settings.sources.http.maxBodyBytes, maxBatch: settings.sources.http.maxBatch }),
   });
+  registerSpecApi({ handlers: handlersOf(WebApp), engine, settings });
 
   // Pre-warm the method cache so the first dashboard call is a hit.
   for (const name of viewNames) {
