@@ -3,7 +3,7 @@
  * Checks run inside a page (page.evaluate) by the browser suite, and what they return:
  *   - clippedWithoutTitle: visible elements whose text is cut (content wider than the box, and
  *     the box does not scroll) with no title on them or an ancestor to show the whole text;
- *   - badWords: `undefined`, `NaN`, `null`, `[object Object]` or `Infinity` in the text or in a
+ *   - badWords: `undefined`, `NaN`, `[object Object]` or `Infinity` in the text or in a
  *     title (a formatting slip that would otherwise reach the screen).
  * Plain functions of the DOM, so they can be serialized into the page.
  */
@@ -16,14 +16,21 @@ function clippedWithoutTitle() {
     const style = getComputedStyle(element);
     // A box that scrolls shows everything (by scrolling); one that is visible overflows, not clips.
     if (style.overflowX !== 'hidden' && style.overflowX !== 'clip') continue;
-    // Text drawn in an SVG inside (charts, the map) is placed by hand, not clipped by the box.
-    let text = '';
-    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) if (!node.parentElement.closest('svg')) text += node.textContent;
-    text = text.trim();
-    if (!text) continue;
     const rect = element.getBoundingClientRect();
     if (rect.width === 0 || rect.height === 0) continue;
+    // Clipped text: a text node inside that reaches past the box's edge. Text drawn in an SVG
+    // (charts, the map) is placed by hand, and a wide child without text (an SVG) cuts nothing.
+    let text = '';
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.parentElement.closest('svg') || !node.textContent.trim()) continue;
+      const range = document.createRange();
+      range.selectNodeContents(node);
+      const box = range.getBoundingClientRect();
+      if (box.width > 0 && (box.right > rect.right + 1 || box.left < rect.left - 1)) text += node.textContent;
+    }
+    text = text.trim();
+    if (!text) continue;
     if (element.closest('[title]') && element.closest('[title]').getAttribute('title').trim()) continue;
     found.push(`${element.tagName.toLowerCase()}.${String(element.className).trim().replace(/\s+/g, '.')}: "${text.slice(0, 60)}"`);
   }
@@ -31,12 +38,13 @@ function clippedWithoutTitle() {
 }
 
 function badWords() {
-  const pattern = /\b(undefined|NaN|Infinity)\b|\[object Object\]|(^|[\s:(])null([\s,)]|$)/;
+  const pattern = /\b(undefined|NaN|Infinity)\b|\[object Object\]/;
   const found = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const parent = node.parentElement;
-    if (!parent || parent.closest('script, style, .kv')) continue; // .kv: raw server figures, shown as sent
+    // What people typed (names, messages) is theirs; .kv tables show raw server figures as sent.
+    if (!parent || parent.closest('script, style, .kv, .chat-text, .msg-line')) continue;
     if (pattern.test(node.textContent)) found.push(`text in ${parent.tagName.toLowerCase()}: "${node.textContent.trim().slice(0, 80)}"`);
   }
   for (const element of document.querySelectorAll('[title]')) {

@@ -2,7 +2,10 @@
 /**
  * Browser tests of the dashboard against the real app (tests/helpers/meteor-app.js), with
  * playwright-core driving Debian's Chromium:
- *   - every page loads and shows live data, in both data modes (reactive and method);
+ *   - every page loads and shows live data, in both data modes (reactive and method), with no
+ *     clipped text lacking a title (tooltip) and no `undefined`/`NaN` on screen (page-checks.js);
+ *     the map labels named nodes; Perf shows the data path in use, charts over time and input
+ *     health; the Observers table is sorted and one line per row; the favicon is served;
  *   - a packet POSTed to /api/packets appears on the Live page;
  *   - a 1280x800 screenshot of each page goes to tests/browser/screenshots/<page>.png (ignored;
  *     `npm run shots:publish` copies them into docs/screenshots/, which the README shows).
@@ -16,6 +19,7 @@ const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
 const { decodePacket } = require('../../imports/core/decode');
+const { clippedWithoutTitle, badWords } = require('./page-checks');
 
 const ROOT = path.resolve(__dirname, '../..');
 const SCREENSHOT_DIR = path.join(ROOT, 'tests/browser/screenshots');
@@ -29,7 +33,7 @@ const PAGES = [
   { name: 'live', path: '/live', ready: '.packets-table tbody tr' },
   { name: 'packets', path: '/packets', ready: '.packets-table tbody tr' },
   { name: 'nodes', path: '/nodes', ready: 'table tbody tr .node-link' },
-  { name: 'map', path: '/map', ready: '[data-testid="mesh-map"] circle.map-node' },
+  { name: 'map', path: '/map', ready: '[data-testid="mesh-map"] text.map-label' },
   { name: 'channels', path: '/channels', ready: '[data-testid="chat"] .chat-msg' },
   { name: 'analytics-rf', path: '/analytics/rf', ready: '.card svg rect' },
   { name: 'analytics-topology', path: '/analytics/topology', ready: '.card .hbars li' },
@@ -114,6 +118,49 @@ async function go(page, to) {
   }, to);
 }
 
+/**
+ * Text on screen reads right: nothing cut without its whole text in a title (tooltip), and no
+ * `undefined`/`NaN`/`[object Object]` in text or titles (see page-checks.js).
+ */
+async function assertReadable(page, where) {
+  // One throttled render after the first data: the page may still be filling in.
+  await page.waitForTimeout(300);
+  assert.deepEqual(await page.evaluate(clippedWithoutTitle), [], `${where}: clipped text without a title`);
+  assert.deepEqual(await page.evaluate(badWords), [], `${where}: formatting slips on screen`);
+}
+
+/** Perf: the path in use is marked, charts of the figures over time, input health, no "— ms / 0 calls". */
+async function checkPerf(page, mode) {
+  await go(page, '/perf');
+  await page.locator(`[data-testid="perf-path"] .tag.on`, { hasText: mode }).waitFor({ timeout: WAIT_MS });
+  // Two samples make a line: the charts need two health documents.
+  await page.locator('[data-testid="perf-charts"] svg path').first().waitFor({ timeout: WAIT_MS });
+  await page.locator('[data-testid="input-health"]').getByText('adverts with a bad signature').waitFor({ timeout: WAIT_MS });
+  const text = await page.locator('main, body').first().innerText();
+  assert.doesNotMatch(text, /cpu\.user|memory\.rssMB/, 'Perf shows human figures, not raw keys');
+  if (mode === 'reactive') {
+    assert.doesNotMatch(text, /Method (p95|latency)/i, 'reactive mode shows no method figures as if they were its own');
+    assert.match(text, /Publish p95/i);
+  } else {
+    assert.match(text, /Method p95/i);
+  }
+  await assertReadable(page, `/perf (${mode}, charts)`);
+}
+
+/** Observers: sorted by last-hour packets (busiest first), one line per row. */
+async function checkObservers(page) {
+  await go(page, '/analytics/observers');
+  const table = page.locator('[data-testid="observers-table"]');
+  await table.locator('tbody tr').first().waitFor({ timeout: WAIT_MS });
+  const { lastHour, heights } = await table.evaluate((element) => ({
+    lastHour: Array.from(element.querySelectorAll('tbody tr td:last-child'), (cell) => Number(cell.textContent.replace(/,/g, ''))),
+    heights: Array.from(element.querySelectorAll('tbody tr'), (row) => row.getBoundingClientRect().height),
+  }));
+  for (let i = 1; i < lastHour.length; i++) assert.ok(lastHour[i - 1] >= lastHour[i], `observers sorted by last hour: ${lastHour.join(', ')}`);
+  const single = Math.min(...heights);
+  assert.ok(heights.every((height) => height <= single + 1), `every observer row is one line (${heights.join(', ')} px)`);
+}
+
 test('dashboard in a browser', { timeout: 15 * 60 * 1000 }, async (t) => {
   const missing = missingPrerequisite();
   if (missing) {
@@ -146,7 +193,10 @@ test('dashboard in a browser', { timeout: 15 * 60 * 1000 }, async (t) => {
             assert.equal(await page.locator('.state-error').count(), 0, `${spec.path}: error state shown`);
             const age = await dataAgeMs(page);
             assert.ok(age !== null && age < 15000, `${spec.path}: data age ${age} ms`);
+            await assertReadable(page, `${spec.path} (${mode})`);
           }
+          await checkPerf(page, mode);
+          await checkObservers(page);
           // Drill-downs reached from the lists.
           await go(page, '/packets');
           const hash = await page.locator('.packets-table tbody tr').first().getAttribute('data-hash');
@@ -156,6 +206,11 @@ test('dashboard in a browser', { timeout: 15 * 60 * 1000 }, async (t) => {
           const nodeHref = await page.locator('table tbody tr .node-link').first().getAttribute('href');
           await go(page, nodeHref);
           await page.getByText('Signal grade').waitFor({ timeout: WAIT_MS });
+          await page.getByText('since first heard').first().waitFor({ timeout: WAIT_MS });
+          await assertReadable(page, `node page (${mode})`);
+          await go(page, `/packets/${hash}`);
+          await page.locator('[data-testid="hexdump"] .byte').first().waitFor({ timeout: WAIT_MS });
+          await assertReadable(page, `packet page (${mode})`);
           // Live data: the newest row of the Live page changes while we watch.
           await go(page, '/live');
           const first = page.locator('.packets-table tbody tr').first();
@@ -171,6 +226,36 @@ test('dashboard in a browser', { timeout: 15 * 60 * 1000 }, async (t) => {
         }
       });
     }
+
+    await t.test('map labels named nodes, on hover too', async () => {
+      const { context, page } = await openPage(browser, `${app.url}/map`, 'reactive');
+      try {
+        await page.locator('[data-testid="mesh-map"] text.map-label').first().waitFor({ timeout: WAIT_MS });
+        const labels = await page.locator('[data-testid="mesh-map"] text.map-label').count();
+        // Zoomed in, the nodes spread apart: a label hidden for lack of room may now fit.
+        await page.getByRole('button', { name: 'Zoom in' }).click();
+        await page.locator('[data-testid="mesh-map"] text.map-label').first().waitFor({ timeout: WAIT_MS });
+        // Hovering a node names it, whether or not it had room for a label.
+        await page.getByRole('button', { name: 'Fit' }).click();
+        await page.locator('[data-testid="mesh-map"] circle.map-node').first().hover({ force: true });
+        await page.locator('.map-tip b').waitFor({ timeout: WAIT_MS });
+        assert.ok(labels > 0, 'named nodes have labels at the fit view');
+      } finally {
+        await context.close();
+      }
+    });
+
+    await t.test('the favicon is linked and served', async () => {
+      const response = await fetch(`${app.url}/favicon.svg`);
+      assert.equal(response.status, 200);
+      assert.match(await response.text(), /<svg/);
+      const { context, page } = await openPage(browser, app.url, 'reactive');
+      try {
+        assert.equal(await page.locator('link[rel="icon"]').getAttribute('href'), '/favicon.svg');
+      } finally {
+        await context.close();
+      }
+    });
 
     await t.test('a packet posted over HTTP appears on the Live page', async () => {
       const { context, page } = await openPage(browser, `${app.url}/live`, 'reactive');

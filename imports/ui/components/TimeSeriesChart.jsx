@@ -92,7 +92,8 @@ function Plot({ width, height, series, kind, yFormat, zeroBased, barWidthMs, buc
           const left = Math.max(xMin, point.x);
           const right = bucket ? Math.min(xMax, point.x + bucket) : null;
           if (right !== null && right <= left) return null;
-          const w = Math.max(1, (right !== null ? x(right) - x(left) : innerWidth / Math.max(1, series[0].points.length)) * 0.85);
+          // A bucket's bar covers its span less a 1px gap; without buckets, bars share the width.
+          const w = Math.max(1, right !== null ? x(right) - x(left) - 1 : (innerWidth / Math.max(1, series[0].points.length)) * 0.85);
           const top = y(point.y || 0);
           return (
             <rect key={point.x} x={x(left)} y={Math.min(top, base)} width={w} height={Math.abs(base - top)} fill={series[0].color}>

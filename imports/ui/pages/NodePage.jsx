@@ -49,9 +49,10 @@ function Health({ node, health, analytics, now }) {
         sub={`SNR ${formatDecimal(analytics.snrMean)} ± ${formatDecimal(analytics.snrStdDev)} dB`} />
       <StatTile label="Availability" value={formatPct(analytics.availabilityPct)}
         sub={<span title={`counted from ${formatDateTime(heardFrom)}: hours before the node was first heard are not silence`}>
-          {`${formatNumber(analytics.activeHours)} of ${formatNumber(elapsedHours(heardFrom, now))} h since first heard ${formatAgo(heardFrom, now)}`}</span>} />
+          {`${formatNumber(analytics.activeHours)} of ${formatNumber(elapsedHours(heardFrom, now))} h since first heard, ${formatAgo(heardFrom, now)}`}</span>} />
       <StatTile label="Longest silence" value={formatDuration(analytics.longestSilence.ms)}
-        sub={analytics.longestSilence.ms > 0 ? `from ${formatDateTime(analytics.longestSilence.from)}, since first heard` : 'none since first heard'} />
+        sub={<span title="the longest gap between its packets, counted from when it was first heard">
+          {`${formatDateTime(analytics.longestSilence.from)} → ${formatClock(analytics.longestSilence.to).slice(0, 5)}, since first heard`}</span>} />
     </div>
   );
 }

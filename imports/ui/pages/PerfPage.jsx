@@ -245,7 +245,7 @@ export function PerfPage() {
             </div>
             <div className="perf-note">
               {mode === 'reactive'
-                ? `This browser uses publications; method latency is not shown${methodCalls > 0 ? ` (other clients made ${formatNumber(methodCalls)} calls, p95 ${MS(perf.methodMs.p95)})` : ''}.`
+                ? `This browser uses publications, so the method path's figures are left out${methodCalls > 0 ? ` (other clients made ${formatNumber(methodCalls)} calls, p95 ${MS(perf.methodMs.p95)})` : ''}.`
                 : `This browser polls with methods; publish latency (other clients' subscriptions): p95 ${MS(publish.snapshotMs && publish.snapshotMs.p95)}.`}
             </div>
             <h2 className="section-title">Input health</h2>
