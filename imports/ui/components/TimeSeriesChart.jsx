@@ -17,16 +17,19 @@ const HOUR = 3600000;
 function timeTicks(min, max, count) {
   if (max <= min) return [min];
   const span = max - min;
-  const steps = [60000, 300000, 900000, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, 24 * HOUR, 7 * 24 * HOUR];
+  const steps = [10000, 15000, 30000, 60000, 300000, 900000, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, 24 * HOUR, 7 * 24 * HOUR];
   const step = steps.find((s) => span / s <= count) || steps[steps.length - 1];
   const ticks = [];
   for (let t = Math.ceil(min / step) * step; t <= max; t += step) ticks.push(t);
-  return ticks;
+  // A span shorter than the smallest step (a few seconds of samples): label its two ends.
+  return ticks.length ? ticks : [min, max];
 }
 
 function timeLabel(time, span) {
   if (span > 2 * 24 * HOUR) return formatHour(time, true);
   if (span >= 3 * HOUR) return formatHour(time);
+  // A server a few minutes old: seconds, or every tick would read the same minute.
+  if (span < 5 * 60000) return formatClock(time);
   return formatClock(time).slice(0, 5);
 }
 
@@ -85,8 +88,8 @@ function Plot({ width, height, series, kind, yFormat, zeroBased, barWidthMs, buc
           </g>
         ))}
         {xTicks.map((tick) => (
-          // A label at the right edge is anchored at its end so it is not clipped.
-          <text key={tick} x={x(tick)} y={innerHeight + 14} textAnchor={x(tick) > innerWidth - 18 ? 'end' : 'middle'} className="axis">{timeLabel(tick, xMax - xMin)}</text>
+          // A label at an edge is anchored at that end so it is not clipped.
+          <text key={tick} x={x(tick)} y={innerHeight + 14} textAnchor={x(tick) > innerWidth - 18 ? 'end' : x(tick) < 18 ? 'start' : 'middle'} className="axis">{timeLabel(tick, xMax - xMin)}</text>
         ))}
         {kind === 'bars' && series[0] && series[0].points.map((point) => {
           const left = Math.max(xMin, point.x);
