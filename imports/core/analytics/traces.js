@@ -73,8 +73,10 @@ function countLinks(state, tx, sign) {
 }
 
 function apply(state, tx, observation) {
+  // An advert may name a hop of a listed trace: the rows' `known` changes.
+  if (tx.payloadType !== TRACE) return tx.advert !== null;
   // Once per transmission: its first observation (later ones only add observers).
-  if (tx.payloadType !== TRACE || tx.trace === null || tx.observations[0] !== observation) return tx.payloadType === TRACE;
+  if (tx.trace === null || tx.observations[0] !== observation) return true;
   const key = journeyKey(tx.trace);
   let journey = state.journeys.get(key);
   if (!journey) {

@@ -125,3 +125,26 @@ test('one packet carries its byte layout, covering every byte once', () => {
     assert.equal(expectedStart, tx.size, 'fields cover the whole packet');
   }
 });
+
+test('a filter works as a live subscription through the publish hub, and a bad one is refused', () => {
+  const { PublishHub } = require('../../../imports/core/publish-hub');
+  const { createEngine } = require('../../../imports/core/engine');
+  const { simulatedReports } = require('../../helpers/mesh');
+  const { reports, channels } = simulatedReports({ seed: 3, count: 1200 });
+  const engine = createEngine({ channels, views: ['packets'] });
+  const hub = new PublishHub((name) => engine.views.get(name), { publishIntervalMs: 0 });
+  const documents = [];
+  const sink = { added: (id, fields) => documents.push(fields), changed: (id, fields) => documents.push(fields), removed: () => {} };
+  const filter = 'type == GRP_TXT && hops >= 1';
+  hub.subscribe('packets', { filter, limit: 500 }, sink);
+  for (const report of reports) {
+    engine.ingest(report);
+    if (engine.store.observationCount % 200 === 0) hub.tick();
+  }
+  hub.tick();
+  const latest = documents.filter((fields) => fields.packets).pop().packets.map((row) => row.hash);
+  assert.ok(latest.length > 0);
+  assert.deepEqual(latest, brutePackets(engine.store, { ...packetsView.normalizeParams({ filter, limit: 500 }) }));
+  assert.throws(() => hub.subscribe('packets', { filter: 'hops >= && x' }, sink), { name: 'ParamError', message: /at 9: expected a value after '>=', got '&&'/ });
+  hub.stop && hub.stop();
+});
