@@ -86,12 +86,19 @@ const FIELDS = {
   rssi: { kind: 'number', values: ofObservations((o) => o.rssi), doc: 'RSSI of an observation (dBm)' },
   observer: {
     kind: 'text',
-    values: (tx, test) => tx.observations.some((o) => test(o.observer.id) || (o.observer.name !== null && o.observer.name !== undefined && test(o.observer.name))),
+    repeats: true,
+    ofObserver: (observer, test) => test(observer.id) || (observer.name !== null && observer.name !== undefined && test(observer.name)),
     doc: 'id or name of an observer that heard it',
   },
-  region: { kind: 'text', values: ofObservations((o) => o.observer.region), doc: "region of an observer that heard it" },
+  region: {
+    kind: 'text',
+    repeats: true,
+    ofObserver: (observer, test) => observer.region !== null && observer.region !== undefined && test(observer.region),
+    doc: 'region of an observer that heard it',
+  },
   channel: {
     kind: 'text',
+    repeats: true,
     values: (tx, test) => (tx.channelHash !== null && test(tx.channelHash)) || (tx.message !== null && !!tx.message.channel && test(tx.message.channel)),
     doc: 'group channel: its hash (hex) or its name when the key is known',
   },
@@ -344,7 +351,28 @@ function sameIdentity(a, b) {
   return a.length <= b.length ? b.startsWith(a) : a.startsWith(b);
 }
 
-function valueTest(kind, op, value) {
+// Observer ids, names and regions repeat across every observation: their lower-case forms are
+// kept here (bounded; cleared when full) so a filter over 200k observations lowers each once.
+const LOWER_CACHE_LIMIT = 4096;
+const lowerCache = new Map();
+
+function lower(text) {
+  let lowered = lowerCache.get(text);
+  if (lowered === undefined) {
+    lowered = text.toLowerCase();
+    if (lowerCache.size >= LOWER_CACHE_LIMIT) lowerCache.clear();
+    lowerCache.set(text, lowered);
+  }
+  return lowered;
+}
+
+function plainLower(text) {
+  return text.toLowerCase();
+}
+
+/** A test of one value; `repeats`: the field's values recur (observers, regions), so cache their lower case. */
+function valueTest(kind, op, value, repeats) {
+  const lowerOf = repeats ? lower : plainLower;
   switch (kind) {
     case 'number':
     case 'enum':
@@ -357,7 +385,7 @@ function valueTest(kind, op, value) {
         default: return (v) => v === value;
       }
     case 'text':
-      return op === '==' || op === '!=' ? (v) => v.toLowerCase() === value : (v) => v.toLowerCase().includes(value);
+      return op === '==' || op === '!=' ? (v) => lowerOf(v) === value : (v) => lowerOf(v).includes(value);
     case 'hex':
       return op === '==' || op === '!=' ? (v) => sameIdentity(v, value) : (v) => v.includes(value);
     default:
@@ -370,6 +398,27 @@ function pathTest(op, value) {
   if (op === 'contains') return (tx) => eachHop(tx, (hop) => sameIdentity(hop, value));
   const whole = op === '~' ? (text) => text.includes(value) : (text) => text === value;
   return (tx) => tx.observations.some((o) => whole(o.path.join(',')));
+}
+
+/**
+ * A test on the observers that heard a transmission. Observer records are shared by all their
+ * observations, so the answer is kept per record (while its name and region stay the same):
+ * one lookup per observation instead of string work.
+ */
+function observerTest(field, test) {
+  const memo = new WeakMap(); // observer record -> { name, region, result }
+  return (tx) => {
+    for (const observation of tx.observations) {
+      const observer = observation.observer;
+      let known = memo.get(observer);
+      if (known === undefined || known.name !== observer.name || known.region !== observer.region) {
+        known = { name: observer.name, region: observer.region, result: field.ofObserver(observer, test) };
+        memo.set(observer, known);
+      }
+      if (known.result) return true;
+    }
+    return false;
+  };
 }
 
 function compileNode(node) {
@@ -389,11 +438,13 @@ function compileNode(node) {
     case 'exists': {
       const field = FIELDS[node.field];
       if (field.kind === 'path') return (tx) => tx.observations.some((o) => o.path.length > 0);
+      if (field.ofObserver) return observerTest(field, () => true);
       return (tx) => field.values(tx, () => true);
     }
     case 'compare': {
       const field = FIELDS[node.field];
-      const positive = field.kind === 'path' ? pathTest(node.op, node.value) : ((test) => (tx) => field.values(tx, test))(valueTest(field.kind, node.op, node.value));
+      const test = field.kind === 'path' ? null : valueTest(field.kind, node.op, node.value, field.repeats === true);
+      const positive = field.kind === 'path' ? pathTest(node.op, node.value) : field.ofObserver ? observerTest(field, test) : (tx) => field.values(tx, test);
       return node.op === '!=' ? (tx) => !positive(tx) : positive;
     }
     default:
