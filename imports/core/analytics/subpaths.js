@@ -19,20 +19,75 @@
  * by that hop's traffic.
  */
 const { defineView, ParamError, memoryPart } = require('./view');
-const { topByCount, describePrefix } = require('./aggregates');
-const { countIn } = require('../memory-account');
+const { describePrefix } = require('./aggregates');
+const { BYTES } = require('../memory-account');
 
 const MIN_LENGTH = 2;
 const MAX_LENGTH = 8;
 const SUBPATH_RE = /^[0-9a-f]{2,6}(,[0-9a-f]{2,6}){1,7}$/i;
 
-// A count's Map entry and its key: a joined key is kept with the cons-string cells that built it.
-const ENTRY_BYTES = 100;
+// A counted run: its Map entry (a small-integer key), the entry object and its hop array.
+const ENTRY_BYTES = BYTES.mapEntry + BYTES.object + 2 * BYTES.field + BYTES.object;
 
+/**
+ * Runs are counted under a 30-bit hash of their hops (a small integer, so the Map never hashes
+ * a freshly joined string: on a large mesh that hashing was a third of all ingest time), with
+ * the hops kept in the entry to tell colliding runs apart (a rare collision holds an array of
+ * entries). Hop strings are interned by the decoder, so comparing runs is comparing references.
+ */
 function createState(store) {
   const byLength = [];
-  for (let length = 0; length <= MAX_LENGTH; length++) byLength.push(new Map()); // "a,b,c" -> paths containing it
-  return { totalPaths: 0, byLength, part: memoryPart(store, 'subpaths') };
+  const distinct = [];
+  for (let length = 0; length <= MAX_LENGTH; length++) {
+    byLength.push(new Map()); // hash -> { hops, count } or [{ hops, count }, ...]
+    distinct.push(0);
+  }
+  return { totalPaths: 0, byLength, distinct, part: memoryPart(store, 'subpaths') };
+}
+
+/** A hop's code for hashing: its value and its width (so 'ab' and '00ab' differ). */
+function hopCode(hop) {
+  return (parseInt(hop, 16) * 4 + (hop.length >> 1)) | 0;
+}
+
+function sameRun(entryHops, path, start, length) {
+  if (entryHops.length !== length) return false;
+  for (let i = 0; i < length; i++) if (entryHops[i] !== path[start + i]) return false;
+  return true;
+}
+
+/** The entry counting path[start .. start + length - 1] in `map` under `hash`, or undefined. */
+function findEntry(map, hash, path, start, length) {
+  const slot = map.get(hash);
+  if (slot === undefined) return undefined;
+  if (!Array.isArray(slot)) return sameRun(slot.hops, path, start, length) ? slot : undefined;
+  for (const entry of slot) if (sameRun(entry.hops, path, start, length)) return entry;
+  return undefined;
+}
+
+function countRun(state, hash, path, start, length, sign) {
+  const map = state.byLength[length];
+  let entry = findEntry(map, hash, path, start, length);
+  if (entry === undefined) {
+    if (sign < 0) return; // never counted: nothing to undo
+    entry = { hops: path.slice(start, start + length), count: 0 };
+    const slot = map.get(hash);
+    if (slot === undefined) map.set(hash, entry);
+    else if (Array.isArray(slot)) slot.push(entry);
+    else map.set(hash, [slot, entry]);
+    state.distinct[length]++;
+    if (state.part) state.part.add(ENTRY_BYTES + length * BYTES.arraySlot);
+  }
+  entry.count += sign;
+  if (entry.count > 0) return;
+  const slot = map.get(hash);
+  if (slot === entry) map.delete(hash);
+  else {
+    slot.splice(slot.indexOf(entry), 1);
+    if (slot.length === 1) map.set(hash, slot[0]);
+  }
+  state.distinct[length]--;
+  if (state.part) state.part.add(-(ENTRY_BYTES + length * BYTES.arraySlot));
 }
 
 function hasRepeatedHop(path) {
@@ -42,28 +97,67 @@ function hasRepeatedHop(path) {
   return false;
 }
 
+const scratchCodes = [];
+
 function countPath(state, observation, sign) {
   const path = observation.path;
   const hops = path.length;
   if (hops < MIN_LENGTH) return false;
   state.totalPaths += sign;
+  for (let i = 0; i < hops; i++) scratchCodes[i] = hopCode(path[i]);
   // Only a path with a repeated hop can hold one run twice: only then deduplicate.
   const seen = hasRepeatedHop(path) ? new Set() : null;
   for (let start = 0; start < hops - 1; start++) {
-    let key = path[start];
+    let hash = Math.imul(0x811c9dc5 ^ scratchCodes[start], 16777619);
     const stop = Math.min(hops, start + MAX_LENGTH);
     for (let end = start + 1; end < stop; end++) {
-      key += `,${path[end]}`;
+      hash = Math.imul(hash ^ scratchCodes[end], 16777619);
+      const length = end - start + 1;
       if (seen) {
+        const key = path.slice(start, end + 1).join(',');
         if (seen.has(key)) continue;
         seen.add(key);
       }
-      const map = state.byLength[end - start + 1];
-      const count = countIn(map, key, sign, null);
-      if (state.part && (count === 0 || (count === sign && sign > 0))) state.part.add(sign * (ENTRY_BYTES + key.length));
+      countRun(state, hash & 0x3fffffff, path, start, length, sign);
     }
   }
   return true;
+}
+
+/** The count of one run given as its hops (0 when not stored). */
+function countOf(state, hops) {
+  let hash = Math.imul(0x811c9dc5 ^ hopCode(hops[0]), 16777619);
+  for (let i = 1; i < hops.length; i++) hash = Math.imul(hash ^ hopCode(hops[i]), 16777619);
+  const entry = findEntry(state.byLength[hops.length], hash & 0x3fffffff, hops, 0, hops.length);
+  return entry ? entry.count : 0;
+}
+
+/** Every counted run of the given lengths: visit(entry). */
+function forEachRun(state, minLength, maxLength, visit) {
+  for (let length = minLength; length <= maxLength; length++) {
+    for (const slot of state.byLength[length].values()) {
+      if (Array.isArray(slot)) for (const entry of slot) visit(entry);
+      else visit(slot);
+    }
+  }
+}
+
+/** The `limit` runs with the highest counts (ties: smaller joined key first), joined lazily. */
+function topRuns(state, minLength, maxLength, limit) {
+  const best = []; // [key, count], best first
+  const worse = (key, count, other) => count < other[1] || (count === other[1] && key > other[0]);
+  forEachRun(state, minLength, maxLength, (entry) => {
+    if (best.length === limit && entry.count < best[limit - 1][1]) return;
+    const key = entry.hops.join(',');
+    if (best.length === limit && worse(key, entry.count, best[limit - 1])) return;
+    let at = best.length === limit ? limit - 1 : best.length;
+    while (at > 0 && worse(best[at - 1][0], best[at - 1][1], [key, entry.count])) {
+      best[at] = best[at - 1];
+      at--;
+    }
+    best[at] = [key, entry.count];
+  });
+  return best;
 }
 
 function apply(state, tx, observation) {
@@ -85,9 +179,8 @@ function nameOf(store, hop) {
 function listSnapshot(state, params, store) {
   const { minLength, maxLength, limit } = params;
   if (minLength > maxLength) throw new ParamError('subpaths', 'minLength', `must not exceed maxLength (${maxLength})`);
-  const maps = state.byLength.slice(minLength, maxLength + 1);
   let distinct = 0;
-  for (const map of maps) distinct += map.size;
+  for (let length = minLength; length <= maxLength; length++) distinct += state.distinct[length];
   const total = state.totalPaths;
   return {
     units: {
@@ -98,7 +191,7 @@ function listSnapshot(state, params, store) {
     minLength,
     maxLength,
     distinct,
-    subpaths: topByCount(maps, limit).map(([subpath, count]) => {
+    subpaths: topRuns(state, minLength, maxLength, limit).map(([subpath, count]) => {
       const hops = subpath.split(',');
       return { subpath, hops, length: hops.length, count, share: total ? count / total : 0, names: hops.map((hop) => nameOf(store, hop)) };
     }),
@@ -173,7 +266,7 @@ function scanSubpath(store, hops) {
 function detailSnapshot(state, params, store) {
   const hops = params.subpath.split(',');
   const key = hops.join(',');
-  const count = state.byLength[hops.length].get(key) || 0;
+  const count = countOf(state, hops);
   const found = count > 0 ? scanSubpath(store, hops) : null;
   const observers = [];
   if (found) {
