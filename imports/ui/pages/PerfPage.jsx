@@ -165,8 +165,11 @@ function Sources({ sources, now }) {
             <tbody>
               {mqtt.map((source, i) => (
                 <tr key={`${source.url}-${i}`}>
-                  <td><Clip as="span" className="cell-clip mono">{source.url}</Clip></td>
-                  <td className={source.connected ? '' : 'tone-bad-text'}>{source.connected ? `yes, ${formatAgo(source.lastConnectedAt, now)}` : 'no'}</td>
+                  <td><Clip as="span" className="cell-clip wide mono">{source.url}</Clip></td>
+                  <td className={source.connected ? '' : 'tone-bad-text'}>
+                    {source.connected ? `yes, ${formatAgo(source.lastConnectedAt, now)}`
+                      : `no${Number.isFinite(source.nextReconnectMs) ? `, retry in ${formatDuration(source.nextReconnectMs)}` : ''}`}
+                  </td>
                   <td>{`${source.session || '—'}${source.sessionPresent ? ' (resumed)' : ''}, QoS ${formatNumber(source.qos)}`}</td>
                   <td className="num">{formatDecimal(source.messagesPerSecond, 1)}</td>
                   <td className="num">{formatNumber(source.messages)}</td>
