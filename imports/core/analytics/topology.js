@@ -11,7 +11,7 @@
  * b repeated what a sent. All figures are exact.
  */
 const { defineView, bump, memoryPart } = require('./view');
-const { BYTES } = require('../memory-account');
+const { BYTES, entryBytes } = require('../memory-account');
 const { MeanAccumulator, topByCount, describePrefix } = require('./aggregates');
 
 const TRACE = 9;
@@ -31,10 +31,47 @@ function createState(store) {
     hopHistogram: new Float64Array(MAX_HOPS + 1),
     snrByHops,
     hopCounts: new Map(), // hop hash -> appearances
-    pairCounts: new Map(), // "a,b" -> appearances
+    // from hop -> (to hop -> appearances): nested by interned hop strings, so no "a,b" string is
+    // built and hashed per hop of every report.
+    pairCounts: new Map(),
     observers: new Map(), // observer id -> { observer, observations, hopHistogram, hops: Map hop -> appearances }
     part: memoryPart(store, 'topology'),
   };
+}
+
+function countPair(state, from, to, sign) {
+  let targets = state.pairCounts.get(from);
+  if (targets === undefined) {
+    if (sign < 0) return;
+    targets = new Map();
+    state.pairCounts.set(from, targets);
+    if (state.part) state.part.add(BYTES.map + entryBytes(from));
+  }
+  bump(targets, to, sign, state.part);
+  if (targets.size === 0) {
+    state.pairCounts.delete(from);
+    if (state.part) state.part.add(-(BYTES.map + entryBytes(from)));
+  }
+}
+
+/** The `limit` busiest pairs as ["from,to", appearances], ties by the joined key. */
+function topPairs(state, limit) {
+  const best = [];
+  const worse = (key, count, other) => count < other[1] || (count === other[1] && key > other[0]);
+  for (const [from, targets] of state.pairCounts) {
+    for (const [to, appearances] of targets) {
+      if (best.length === limit && appearances < best[limit - 1][1]) continue;
+      const key = `${from},${to}`;
+      if (best.length === limit && worse(key, appearances, best[limit - 1])) continue;
+      let at = best.length === limit ? limit - 1 : best.length;
+      while (at > 0 && worse(best[at - 1][0], best[at - 1][1], [key, appearances])) {
+        best[at] = best[at - 1];
+        at--;
+      }
+      best[at] = [key, appearances];
+    }
+  }
+  return best;
 }
 
 function count(state, observation, sign) {
@@ -55,7 +92,7 @@ function count(state, observation, sign) {
   for (let i = 0; i < path.length; i++) {
     bump(state.hopCounts, path[i], sign, state.part);
     bump(reach.hops, path[i], sign, state.part);
-    if (i > 0) bump(state.pairCounts, `${path[i - 1]},${path[i]}`, sign, state.part);
+    if (i > 0) countPair(state, path[i - 1], path[i], sign);
   }
   if (reach.observations === 0) {
     state.observers.delete(observation.observer.id);
@@ -149,7 +186,7 @@ function snapshot(state, params, store) {
     traceObservations: state.traceObservations,
     hops: { ...figures, distribution },
     repeaters: topByCount(state.hopCounts, TOP_REPEATERS).map(([hop, appearances]) => ({ ...hopRow(store, hop), count: appearances })),
-    pairs: topByCount(state.pairCounts, pairLimit).map(([pair, appearances]) => {
+    pairs: topPairs(state, pairLimit).map(([pair, appearances]) => {
       const [from, to] = pair.split(',');
       return { pair, from: hopRow(store, from), to: hopRow(store, to), count: appearances };
     }),
