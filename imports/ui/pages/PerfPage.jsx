@@ -90,7 +90,7 @@ function MemoryAccount({ store }) {
         {formatBytes(used)} of {formatBytes(budget)} budget ({formatPct(budget ? (100 * used) / budget : null)})
       </div>
       <HBarList items={memoryPartRows(store).map((row) => ({ key: row.part, label: row.part, value: row.bytes, sub: formatPct(row.budgetPct, 2) }))}
-        valueFormat={formatBytes} color="var(--accent-3)" empty="No memory account" />
+        valueFormat={formatBytes} color="var(--accent-3)" empty="No memory account" wide />
     </>
   );
 }

@@ -33,7 +33,7 @@ export function TopologyTab() {
               <HBarList items={data.repeaters.map((r) => ({ key: r.hop, label: <HopLabel hop={r} />, value: r.count }))} />
             </Card>
             <Card title="Top adjacent pairs" subtitle={data.units.pairs}>
-              <HBarList items={data.pairs.map((p) => ({ key: p.pair, label: <><HopLabel hop={p.from} /> → <HopLabel hop={p.to} /></>, value: p.count }))} color="var(--accent-3)" />
+              <HBarList items={data.pairs.map((p) => ({ key: p.pair, label: <><HopLabel hop={p.from} /> → <HopLabel hop={p.to} /></>, value: p.count }))} color="var(--accent-3)" wide />
             </Card>
           </div>
           <Card title="Reach per observer" subtitle={data.units.observers}>
