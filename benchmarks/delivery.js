@@ -212,26 +212,30 @@ async function runLevel(study, load, users) {
     }
     const r = round_.reactive;
     const m = round_.method;
-    const behind = [r.fell_behind && `reactive: ${r.fell_behind}`, m.fell_behind && `method: ${m.fell_behind}`, r.net_cpu_below_resolution && `reactive: ${r.net_cpu_below_resolution}`, m.net_cpu_below_resolution && `method: ${m.net_cpu_below_resolution}`].filter(Boolean);
+    const behind = [r.fell_behind && `reactive: ${r.fell_behind}`, m.fell_behind && `method: ${m.fell_behind}`].filter(Boolean);
+    const unresolved = [r.net_cpu_below_resolution && `reactive: ${r.net_cpu_below_resolution}`, m.net_cpu_below_resolution && `method: ${m.net_cpu_below_resolution}`].filter(Boolean);
+    // fell_behind (either side could not keep up) withholds every comparison; a net CPU too small
+    // to measure withholds only the CPU ratio.
     round_.fell_behind = behind.length ? behind.join('; ') : null;
-    round_.cpu_per_user_s_ratio = !round_.fell_behind && r.net_cpu_ms_per_user_s && m.net_cpu_ms_per_user_s ? round(r.net_cpu_ms_per_user_s / m.net_cpu_ms_per_user_s, 3) : null;
-    round_.cpu_per_update_ratio = !round_.fell_behind && r.net_cpu_ms_per_update && m.net_cpu_ms_per_update ? round(r.net_cpu_ms_per_update / m.net_cpu_ms_per_update, 3) : null;
+    round_.cpu_not_comparable = round_.fell_behind || (unresolved.length ? unresolved.join('; ') : null);
+    round_.cpu_per_user_s_ratio = !round_.cpu_not_comparable && r.net_cpu_ms_per_user_s && m.net_cpu_ms_per_user_s ? round(r.net_cpu_ms_per_user_s / m.net_cpu_ms_per_user_s, 3) : null;
+    round_.cpu_per_update_ratio = !round_.cpu_not_comparable && r.net_cpu_ms_per_update && m.net_cpu_ms_per_update ? round(r.net_cpu_ms_per_update / m.net_cpu_ms_per_update, 3) : null;
     const saturated = [r.load_core_saturated && `reactive: ${r.load_core_saturated}`, m.load_core_saturated && `method: ${m.load_core_saturated}`].filter(Boolean);
     round_.load_core_saturated = saturated.length ? saturated.join('; ') : null;
     // Delays compare only where neither side fell behind and the load core had room.
     round_.delays_comparable = !round_.fell_behind && !round_.load_core_saturated;
     rounds.push(round_);
   }
-  const valid = rounds.filter((r) => !r.fell_behind);
+  const valid = rounds.filter((r) => !r.cpu_not_comparable);
   const first = rounds[0];
   return {
     users,
     // The first round's runs (plots and tables); every round is in `rounds`.
     reactive: first.reactive,
     method: first.method,
-    rounds: rounds.map((r) => ({ round: r.round, fell_behind: r.fell_behind, load_core_saturated: r.load_core_saturated, cpu_per_user_s_ratio: r.cpu_per_user_s_ratio, cpu_per_update_ratio: r.cpu_per_update_ratio, reactive: { net_cpu_ms_per_user_s: r.reactive.net_cpu_ms_per_user_s, delay_p99_ms: r.reactive.delay_p99_ms, vusers_failed: r.reactive.vusers_failed, server_cpu_pct_mean: r.reactive.server_cpu_pct_mean }, method: { net_cpu_ms_per_user_s: r.method.net_cpu_ms_per_user_s, delay_p99_ms: r.method.delay_p99_ms, vusers_failed: r.method.vusers_failed, server_cpu_pct_mean: r.method.server_cpu_pct_mean } })),
+    rounds: rounds.map((r) => ({ round: r.round, fell_behind: r.fell_behind, cpu_not_comparable: r.cpu_not_comparable, load_core_saturated: r.load_core_saturated, cpu_per_user_s_ratio: r.cpu_per_user_s_ratio, cpu_per_update_ratio: r.cpu_per_update_ratio, reactive: { net_cpu_ms_per_user_s: r.reactive.net_cpu_ms_per_user_s, delay_p99_ms: r.reactive.delay_p99_ms, vusers_failed: r.reactive.vusers_failed, server_cpu_pct_mean: r.reactive.server_cpu_pct_mean }, method: { net_cpu_ms_per_user_s: r.method.net_cpu_ms_per_user_s, delay_p99_ms: r.method.delay_p99_ms, vusers_failed: r.method.vusers_failed, server_cpu_pct_mean: r.method.server_cpu_pct_mean } })),
     valid_rounds: valid.length,
-    fell_behind: valid.length ? null : rounds.map((r) => r.fell_behind).join(' | '),
+    fell_behind: valid.length ? null : rounds.map((r) => r.cpu_not_comparable).join(' | '),
     reactive_to_method_cpu_per_user_s: round(median(valid.map((r) => r.cpu_per_user_s_ratio)), 3),
     reactive_to_method_cpu_per_user_s_spread: spread(valid.map((r) => r.cpu_per_user_s_ratio)),
     reactive_to_method_cpu_per_update: round(median(valid.map((r) => r.cpu_per_update_ratio)), 3),
@@ -246,7 +250,7 @@ async function runLevel(study, load, users) {
 
 runStudy('delivery', async (study) => {
   const load = study.quick
-    ? { userLevels: [10, 40, 200], rounds: 1, rampS: 5, holdS: 14, warmupS: 4, idleS: 3, browserUsers: 4, browserHoldS: 15 }
+    ? { userLevels: [10, 40, 200], rounds: 1, rampS: 5, holdS: 12, warmupS: 3, idleS: 3, browserUsers: 4, browserHoldS: 15 }
     : { userLevels: [10, 40, 200], rounds: 3, rampS: 10, holdS: 45, warmupS: 10, idleS: 5, browserUsers: 8, browserHoldS: 30 };
   const levels = [];
   for (const users of load.userLevels) levels.push(await runLevel(study, load, users));
