@@ -90,7 +90,11 @@ async function runPath(study, path, { rates, stepS }) {
         t_end: run.endedAt - t0,
       };
       // A failed step while the load core was saturated measured the load generator, not the server.
-      step.fell_behind = !step.passed && loadCoreBusy !== null && loadCoreBusy >= 90 ? `load core ${loadCoreBusy}% busy (Artillery ${step.load_cpu.cpu_mean}% mean)` : null;
+      // So did one while other work kept the server's core busy (the server waited for its core).
+      const starved = [];
+      if (loadCoreBusy !== null && loadCoreBusy >= 90) starved.push(`load core ${loadCoreBusy}% busy (Artillery ${step.load_cpu.cpu_mean}% mean)`);
+      if (serverCoreBusy !== null && serverCoreBusy >= 90 && serverCoreBusy - step.server_cpu_pct >= 20) starved.push(`server core ${serverCoreBusy}% busy, the server ${step.server_cpu_pct}% of it`);
+      step.fell_behind = !step.passed && starved.length ? starved.join('; ') : null;
       steps.push(step);
       study.log(`${path} ${perMinute}/min: ${step.passed ? 'passed' : step.fell_behind ? `INCONCLUSIVE (${step.fell_behind})` : 'FAILED'} (failed users ${step.vusers_failed}, ready p99 ${step.ready_p99_ms} ms, delay p99 ${step.delay_p99_ms} ms, server CPU ${step.server_cpu_pct}%, cores busy: server ${serverCoreBusy}%, load ${loadCoreBusy}%)`);
       if (step.passed) capacity = perMinute;
