@@ -38,11 +38,15 @@ const ENTRY_BYTES = BYTES.mapEntry + BYTES.object + 2 * BYTES.field + BYTES.obje
 function createState(store) {
   const byLength = [];
   const distinct = [];
+  const repeated = [];
   for (let length = 0; length <= MAX_LENGTH; length++) {
     byLength.push(new Map()); // hash -> { hops, count } or [{ hops, count }, ...]
     distinct.push(0);
+    // Runs counted more than once: on a large mesh most runs are seen once, so the top list
+    // walks these first and reads the single ones only when it must (ties at 1, short lists).
+    repeated.push(new Set());
   }
-  return { totalPaths: 0, byLength, distinct, part: memoryPart(store, 'subpaths') };
+  return { totalPaths: 0, byLength, distinct, repeated, part: memoryPart(store, 'subpaths') };
 }
 
 /** A hop's code for hashing: its value and its width (so 'ab' and '00ab' differ). */
@@ -79,6 +83,13 @@ function countRun(state, hash, path, start, length, sign) {
     if (state.part) state.part.add(ENTRY_BYTES + length * BYTES.arraySlot);
   }
   entry.count += sign;
+  if (entry.count === 2 && sign > 0) {
+    state.repeated[length].add(entry);
+    if (state.part) state.part.add(BYTES.mapEntry);
+  } else if (entry.count === 1 && sign < 0) {
+    state.repeated[length].delete(entry);
+    if (state.part) state.part.add(-BYTES.mapEntry);
+  }
   if (entry.count > 0) return;
   const slot = map.get(hash);
   if (slot === entry) map.delete(hash);
@@ -146,7 +157,7 @@ function forEachRun(state, minLength, maxLength, visit) {
 function topRuns(state, minLength, maxLength, limit) {
   const best = []; // [key, count], best first
   const worse = (key, count, other) => count < other[1] || (count === other[1] && key > other[0]);
-  forEachRun(state, minLength, maxLength, (entry) => {
+  const consider = (entry) => {
     if (best.length === limit && entry.count < best[limit - 1][1]) return;
     const key = entry.hops.join(',');
     if (best.length === limit && worse(key, entry.count, best[limit - 1])) return;
@@ -156,7 +167,14 @@ function topRuns(state, minLength, maxLength, limit) {
       at--;
     }
     best[at] = [key, entry.count];
-  });
+  };
+  for (let length = minLength; length <= maxLength; length++) for (const entry of state.repeated[length]) consider(entry);
+  // Runs seen once can only enter a list that is short or ends at a count of 1.
+  if (best.length < limit || best[best.length - 1][1] <= 1) {
+    forEachRun(state, minLength, maxLength, (entry) => {
+      if (entry.count === 1) consider(entry);
+    });
+  }
   return best;
 }
 
