@@ -236,7 +236,7 @@ function countRows(counts) {
 // The detail scan reads at most this many transmissions (newest first) of the rarest hop, so a
 // detail costs a few milliseconds however large the store; `scan.complete` says whether it saw
 // every stored path (the subpath's own `count` is always exact).
-const MAX_SCAN = 20000;
+const MAX_SCAN = 5000;
 
 /**
  * One subpath read from the store: the stored paths containing it, found through the
