@@ -128,3 +128,16 @@ test('random bytes never throw', () => {
     if (result.packet) layout(bytes.toString('hex'));
   }
 });
+
+test('every real advert carries a valid Ed25519 signature, and a flipped byte breaks it', { skip: skipFixture }, () => {
+  const adverts = fixture.filter((l) => l.decoded.type === 'ADVERT');
+  assert.ok(adverts.length > 10, 'the fixture has adverts');
+  for (const line of adverts) {
+    const { packet } = decodePacket(line.raw_hex, { verifyAdverts: true });
+    assert.equal(packet.advert.signatureValid, true, `advert ${line.hash} verifies`);
+    // Flip the last byte (inside the signed app data, or the signature itself when there is none).
+    const raw = line.raw_hex.toLowerCase();
+    const flipped = raw.slice(0, -2) + ((parseInt(raw.slice(-2), 16) ^ 0x01).toString(16).padStart(2, '0'));
+    assert.equal(decodePacket(flipped, { verifyAdverts: true }).packet.advert.signatureValid, false, `a changed ${line.hash} does not`);
+  }
+});
