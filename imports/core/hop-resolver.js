@@ -132,14 +132,4 @@ function resolvePath(store, path, context = {}) {
   return entries;
 }
 
-/** A resolved path as plain JSON for a view: hop, status, node brief, candidate count. */
-function describeResolvedPath(entries) {
-  return entries.map((entry) => ({
-    hop: entry.hop,
-    status: entry.status,
-    node: entry.node ? { pubKey: entry.node.pubKey, name: entry.node.name } : null,
-    candidateCount: entry.candidates.length,
-  }));
-}
-
-module.exports = { resolvePath, describeResolvedPath, forwardersOf, distanceKm, MAX_LINK_KM, FORWARDING_ROLE };
+module.exports = { resolvePath, forwardersOf, distanceKm, MAX_LINK_KM, FORWARDING_ROLE };

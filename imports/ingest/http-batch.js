@@ -17,6 +17,8 @@
  * Nothing here recurses over input, so no input can overflow the stack.
  */
 
+const { INPUT_LIMITS } = require('../core/input-limits');
+
 /** Every limit, with its default. */
 const BATCH_DEFAULTS = Object.freeze({
   // Deepest [ / { nesting accepted: a JSON array of flat report objects is depth 2; the slack
@@ -26,8 +28,9 @@ const BATCH_DEFAULTS = Object.freeze({
   // longer is the decoder's `too_long`; beyond this limit it is not worth decoding at all.
   maxFieldChars: Object.freeze({
     raw: 1024,
-    observer: 128, // the store's observer id limit
-    region: 64, // the MQTT topic's region limit
+    observer: INPUT_LIMITS.observerIdLength, // the store's own limits (imports/core/input-limits.js)
+    region: INPUT_LIMITS.regionLength,
+    // A shape cap only: the store then refuses names over INPUT_LIMITS.observerNameLength.
     origin: 128,
     direction: 16,
     timestamp: 64,

@@ -65,6 +65,28 @@ function requestKey(req) {
 }
 
 /**
+ * The request body, or null once the request is answered: 413 on a declared or received size
+ * over `maxBodyBytes` (refused on the declared length before reading a byte), nothing when the
+ * client went away. Shared by POST /api/packets and POST /api/decode.
+ */
+async function readLimitedBody(req, res, maxBodyBytes) {
+  // Connection: close so the rest of an oversize upload isn't read into a kept-alive socket.
+  const tooLarge = (detail) => sendError(res, 413, 'payload_too_large', `request body exceeds maxBodyBytes ${maxBodyBytes} (${detail})`, { connection: 'close' });
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBodyBytes) {
+    tooLarge(`content-length ${declared}`);
+    return null;
+  }
+  const read = await readBody(req, maxBodyBytes);
+  if (read.aborted) return null; // nobody is listening any more
+  if (read.tooLarge) {
+    tooLarge(`more than ${maxBodyBytes} bytes received`);
+    return null;
+  }
+  return read.body;
+}
+
+/**
  * Read the body up to `limit` bytes. Resolves { body } or { tooLarge: true } (reading stops at
  * the limit and buffered chunks are dropped), or { aborted: true } if the client went away.
  */
@@ -129,11 +151,6 @@ function createPacketsHandler(options = {}) {
     return match;
   }
 
-  function tooLarge(res, detail) {
-    // Connection: close so the rest of an oversize upload isn't read into a kept-alive socket.
-    sendError(res, 413, 'payload_too_large', `request body exceeds maxBodyBytes ${maxBodyBytes}${detail ? ` (${detail})` : ''}`, { connection: 'close' });
-  }
-
   async function handle(req, res) {
     if (req.method !== 'POST') {
       sendError(res, 405, 'method_not_allowed', `${req.method} is not supported: POST reports to this endpoint`, { allow: 'POST' });
@@ -148,22 +165,11 @@ function createPacketsHandler(options = {}) {
       sendError(res, 401, 'unauthorized', 'invalid API key', { 'www-authenticate': 'Bearer error="invalid_token"' });
       return;
     }
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > maxBodyBytes) {
-      // Refuse on the declared length before reading a byte.
-      tooLarge(res, `content-length ${declared}`);
-      return;
-    }
-
-    const read = await readBody(req, maxBodyBytes);
-    if (read.aborted) return; // nobody is listening any more
-    if (read.tooLarge) {
-      tooLarge(res, `more than ${maxBodyBytes} bytes received`);
-      return;
-    }
+    const body = await readLimitedBody(req, res, maxBodyBytes);
+    if (body === null) return;
 
     const contentType = String(req.headers['content-type'] || '').split(';')[0].trim().toLowerCase();
-    const parsed = parseBatch(read.body.toString('utf8'), { ndjson: NDJSON_TYPES.includes(contentType), ...batchLimits });
+    const parsed = parseBatch(body.toString('utf8'), { ndjson: NDJSON_TYPES.includes(contentType), ...batchLimits });
     if (parsed.error) {
       sendError(res, 400, 'bad_request', parsed.error);
       return;
@@ -218,4 +224,5 @@ function createPacketsHandler(options = {}) {
   };
 }
 
-module.exports = { createPacketsHandler, HTTP_DEFAULTS };
+// sendJson, readLimitedBody and NDJSON_TYPES are shared with POST /api/decode (imports/api/rest/decode-handler.js).
+module.exports = { createPacketsHandler, HTTP_DEFAULTS, sendJson, readLimitedBody, NDJSON_TYPES };

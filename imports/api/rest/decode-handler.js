@@ -15,6 +15,8 @@ const { parseBatch } = require('../../ingest/http-batch');
 const { toReport } = require('../../core/observer-message');
 const { checkReport } = require('../../core/input-limits');
 const { decodePacket, layout, ROUTE_TYPES, PAYLOAD_TYPES } = require('../../core/decode');
+const { STORE_ERRORS } = require('../../core/store');
+const { sendJson, readLimitedBody, NDJSON_TYPES } = require('../../ingest/http');
 
 /** Every option of createDecodeHandler(), with its default (the ingest defaults). */
 const DECODE_DEFAULTS = Object.freeze({
@@ -25,50 +27,8 @@ const DECODE_DEFAULTS = Object.freeze({
   now: Date.now,
 });
 
-const NDJSON_TYPES = ['application/x-ndjson', 'application/ndjson', 'application/jsonl', 'application/x-jsonlines', 'application/jsonlines'];
 // Store bookkeeping the decoder declares but only the store fills in.
 const STORE_FIELDS = new Set(['seq', 'time', 'raw', 'observations']);
-
-function sendJson(res, status, body, headers = {}) {
-  if (res.headersSent) return;
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store', ...headers });
-  res.end(text);
-}
-
-/** The body up to `limit` bytes: { body } | { tooLarge } | { aborted }. */
-function readBody(req, limit) {
-  return new Promise((resolve) => {
-    const chunks = [];
-    let size = 0;
-    let settled = false;
-    const finish = (result) => {
-      if (settled) return;
-      settled = true;
-      req.removeListener('data', onData);
-      req.removeListener('end', onEnd);
-      req.removeListener('error', onAbort);
-      req.removeListener('aborted', onAbort);
-      resolve(result);
-    };
-    const onData = (chunk) => {
-      size += chunk.length;
-      if (size > limit) {
-        chunks.length = 0;
-        req.pause();
-        finish({ tooLarge: true });
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => finish({ body: Buffer.concat(chunks, size) });
-    const onAbort = () => finish({ aborted: true });
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onAbort);
-    req.on('aborted', onAbort);
-  });
-}
 
 /** The decoded packet as JSON: the decoder's record without store bookkeeping, with type names. */
 function packetJson(packet) {
@@ -95,7 +55,7 @@ function decodeItem(body, options) {
   const decoded = decodePacket(raw, { keyring: options.keyring, verifyAdverts: options.verifyAdverts });
   if (decoded.error) return { status: 'rejected', ...decoded.error };
   const advert = decoded.packet.advert;
-  if (advert !== null && advert.signatureValid === false) return { status: 'rejected', reason: 'bad_signature', message: 'advert signature does not verify against its public key' };
+  if (advert !== null && advert.signatureValid === false) return { status: 'rejected', reason: 'bad_signature', message: STORE_ERRORS.bad_signature };
   return { status: 'decoded', packet: packetJson(decoded.packet), fields: layout(raw, { keyring: options.keyring }).fields };
 }
 
@@ -103,26 +63,16 @@ function createDecodeHandler(options = {}) {
   const settings = { ...DECODE_DEFAULTS };
   for (const name of Object.keys(DECODE_DEFAULTS)) if (options[name] !== undefined && options[name] !== null) settings[name] = options[name];
   const { maxBodyBytes, maxBatch } = settings;
-  const tooLarge = (res, detail) => sendJson(res, 413, { error: 'payload_too_large', message: `request body exceeds maxBodyBytes ${maxBodyBytes} (${detail})` }, { connection: 'close' });
 
   async function handle(req, res) {
     if (req.method !== 'POST') {
       sendJson(res, 405, { error: 'method_not_allowed', message: `${req.method} is not supported: POST reports to decode` }, { allow: 'POST' });
       return;
     }
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > maxBodyBytes) {
-      tooLarge(res, `content-length ${declared}`);
-      return;
-    }
-    const read = await readBody(req, maxBodyBytes);
-    if (read.aborted) return;
-    if (read.tooLarge) {
-      tooLarge(res, `more than ${maxBodyBytes} bytes received`);
-      return;
-    }
+    const body = await readLimitedBody(req, res, maxBodyBytes);
+    if (body === null) return;
     const contentType = String(req.headers['content-type'] || '').split(';')[0].trim().toLowerCase();
-    const parsed = parseBatch(read.body.toString('utf8'), { ndjson: NDJSON_TYPES.includes(contentType) });
+    const parsed = parseBatch(body.toString('utf8'), { ndjson: NDJSON_TYPES.includes(contentType) });
     if (parsed.error) {
       sendJson(res, 400, { error: 'bad_request', message: parsed.error.replace('nothing ingested', 'nothing decoded') });
       return;

@@ -190,20 +190,26 @@ function byCountThenKey(a, b) {
  */
 function topByCount(maps, limit, countOf = null) {
   const best = [];
-  if (limit <= 0) return best;
   for (const map of Array.isArray(maps) ? maps : [maps]) {
-    for (const pair of map) {
-      const entry = countOf ? [pair[0], countOf(pair[1])] : pair;
-      if (best.length === limit && byCountThenKey(entry, best[limit - 1]) >= 0) continue;
-      let at = best.length === limit ? limit - 1 : best.length;
-      while (at > 0 && byCountThenKey(entry, best[at - 1]) < 0) {
-        best[at] = best[at - 1];
-        at--;
-      }
-      best[at] = entry;
-    }
+    for (const pair of map) keepBest(best, countOf ? [pair[0], countOf(pair[1])] : pair, limit, byCountThenKey);
   }
   return best;
+}
+
+/**
+ * Keep `item` among `best`, the `limit` first items by `compare` seen so far, in order: a
+ * bounded insertion, O(limit) per item, instead of sorting everything. Every view's top list
+ * is built with it.
+ */
+function keepBest(best, item, limit, compare) {
+  if (limit <= 0) return;
+  if (best.length === limit && compare(item, best[limit - 1]) >= 0) return;
+  let at = best.length === limit ? limit - 1 : best.length;
+  while (at > 0 && compare(item, best[at - 1]) < 0) {
+    best[at] = best[at - 1];
+    at--;
+  }
+  best[at] = item;
 }
 
 const { FORWARDING_ROLE } = require('../hop-resolver');
@@ -229,4 +235,4 @@ function describePrefix(store, prefix) {
   return { node: null, candidates, candidateCount: forwarders.length, otherMatches };
 }
 
-module.exports = { ValueDistribution, MeanAccumulator, medianOfCounts, histogramOfCounts, topByCount, describePrefix, MAX_CANDIDATES };
+module.exports = { ValueDistribution, MeanAccumulator, medianOfCounts, histogramOfCounts, topByCount, keepBest, byCountThenKey, describePrefix, MAX_CANDIDATES };

@@ -17,7 +17,7 @@
  */
 const { defineView, memoryPart } = require('./view');
 const { BYTES, keyBytes } = require('../memory-account');
-const { topByCount } = require('./aggregates');
+const { topByCount, keepBest } = require('./aggregates');
 
 const TRACE = 9;
 const HEX_RE = /^[0-9a-fA-F]+$/;
@@ -159,14 +159,7 @@ function topLinks(state, limit) {
   const best = [];
   for (const entry of state.keys.values()) {
     for (const link of entry.neighbours.values()) {
-      if (link.a !== entry.key) continue;
-      if (best.length === limit && linkOrder(link, best[limit - 1]) >= 0) continue;
-      let at = best.length === limit ? limit - 1 : best.length;
-      while (at > 0 && linkOrder(link, best[at - 1]) < 0) {
-        best[at] = best[at - 1];
-        at--;
-      }
-      best[at] = link;
+      if (link.a === entry.key) keepBest(best, link, limit, linkOrder);
     }
   }
   return best;

@@ -102,13 +102,6 @@ class Matches {
     const at = this.keys.indexOf(key);
     return at < 0 ? 0 : this.flags[at];
   }
-
-  copy() {
-    const copy = new Matches();
-    copy.keys = this.keys.slice();
-    copy.flags = this.flags.slice();
-    return copy;
-  }
 }
 
 const NO_MATCHES = new Matches();

@@ -12,6 +12,7 @@
  * index are the state, so a snapshot is O(distinct prefixes), never O(packets).
  */
 const { defineView } = require('./view');
+const { keepBest } = require('./aggregates');
 
 const MAX_LISTED_NODES = 10;
 const ROLE_FILTERS = ['any', 'repeater'];
@@ -55,13 +56,7 @@ function sizeSummary(store, hashSize, params) {
     nodesInAmbiguous += nodes.length;
     const row = { prefix, nodeCount: nodes.length, traffic: trafficOf(store, prefix), nodes };
     ambiguousTraffic += row.traffic;
-    if (best.length === params.limit && collisionOrder(row, best[best.length - 1]) >= 0) continue;
-    let at = best.length === params.limit ? params.limit - 1 : best.length;
-    while (at > 0 && collisionOrder(row, best[at - 1]) < 0) {
-      best[at] = best[at - 1];
-      at--;
-    }
-    best[at] = row;
+    keepBest(best, row, params.limit, collisionOrder);
   }
   return {
     hashSize,

@@ -19,7 +19,7 @@
  * by that hop's traffic.
  */
 const { defineView, ParamError, memoryPart } = require('./view');
-const { describePrefix } = require('./aggregates');
+const { describePrefix, keepBest, byCountThenKey } = require('./aggregates');
 const { BYTES } = require('../memory-account');
 
 const MIN_LENGTH = 2;
@@ -156,17 +156,10 @@ function forEachRun(state, minLength, maxLength, visit) {
 /** The `limit` runs with the highest counts (ties: smaller joined key first), joined lazily. */
 function topRuns(state, minLength, maxLength, limit) {
   const best = []; // [key, count], best first
-  const worse = (key, count, other) => count < other[1] || (count === other[1] && key > other[0]);
   const consider = (entry) => {
+    // A lower count cannot enter a full list: skip it before joining its key.
     if (best.length === limit && entry.count < best[limit - 1][1]) return;
-    const key = entry.hops.join(',');
-    if (best.length === limit && worse(key, entry.count, best[limit - 1])) return;
-    let at = best.length === limit ? limit - 1 : best.length;
-    while (at > 0 && worse(best[at - 1][0], best[at - 1][1], [key, entry.count])) {
-      best[at] = best[at - 1];
-      at--;
-    }
-    best[at] = [key, entry.count];
+    keepBest(best, [entry.hops.join(','), entry.count], limit, byCountThenKey);
   };
   for (let length = minLength; length <= maxLength; length++) for (const entry of state.repeated[length]) consider(entry);
   // Runs seen once can only enter a list that is short or ends at a count of 1.

@@ -12,7 +12,7 @@
  */
 const { defineView, bump, memoryPart } = require('./view');
 const { BYTES, entryBytes } = require('../memory-account');
-const { MeanAccumulator, topByCount, describePrefix } = require('./aggregates');
+const { MeanAccumulator, topByCount, keepBest, byCountThenKey, describePrefix } = require('./aggregates');
 
 const TRACE = 9;
 const MAX_HOPS = 63; // 6-bit hop count in the path-length byte
@@ -57,18 +57,11 @@ function countPair(state, from, to, sign) {
 /** The `limit` busiest pairs as ["from,to", appearances], ties by the joined key. */
 function topPairs(state, limit) {
   const best = [];
-  const worse = (key, count, other) => count < other[1] || (count === other[1] && key > other[0]);
   for (const [from, targets] of state.pairCounts) {
     for (const [to, appearances] of targets) {
+      // A lower count cannot enter a full list: skip it before joining its key.
       if (best.length === limit && appearances < best[limit - 1][1]) continue;
-      const key = `${from},${to}`;
-      if (best.length === limit && worse(key, appearances, best[limit - 1])) continue;
-      let at = best.length === limit ? limit - 1 : best.length;
-      while (at > 0 && worse(best[at - 1][0], best[at - 1][1], [key, appearances])) {
-        best[at] = best[at - 1];
-        at--;
-      }
-      best[at] = [key, appearances];
+      keepBest(best, [`${from},${to}`, appearances], limit, byCountThenKey);
     }
   }
   return best;

@@ -15,6 +15,7 @@
  */
 const { defineView, memoryPart } = require('./view');
 const { BYTES, keyBytes } = require('../memory-account');
+const { keepBest } = require('./aggregates');
 
 const TRACE = 9;
 const HEX_RE = /^[0-9a-fA-F]+$/;
@@ -172,14 +173,7 @@ function snapshot(state, params, store) {
   // The busiest links (bounded insertion: O(links), no sort of all of them).
   const best = [];
   for (const link of state.links.values()) {
-    if (!matchesNode(link.from) && !matchesNode(link.to)) continue;
-    if (best.length === params.limit && linkOrder(link, best[best.length - 1]) >= 0) continue;
-    let at = best.length === params.limit ? params.limit - 1 : best.length;
-    while (at > 0 && linkOrder(link, best[at - 1]) < 0) {
-      best[at] = best[at - 1];
-      at--;
-    }
-    best[at] = link;
+    if (matchesNode(link.from) || matchesNode(link.to)) keepBest(best, link, params.limit, linkOrder);
   }
   return {
     units: {
