@@ -4,6 +4,7 @@ const VIEW_DEFINITIONS = [
   require('./stats'),
   require('./packets'),
   require('./observers'),
+  require('./observer'),
   require('./nodes'),
   require('./node'),
   require('./bulk-health'),
@@ -17,6 +18,7 @@ const VIEW_DEFINITIONS = [
   require('./neighbours'),
   require('./prefixes'),
   require('./traces'),
+  require('./routes'),
 ];
 
 const VIEWS_BY_NAME = new Map(VIEW_DEFINITIONS.map((definition) => [definition.name, definition]));

@@ -1,0 +1,115 @@
+'use strict';
+/**
+ * routes: stored transmissions in a time range, newest `limit` of them, each with the path it
+ * travelled resolved to nodes and their positions, for the map's animation and replay slider.
+ *
+ * Per transmission the observation with the longest path is drawn (the furthest it was seen to
+ * travel); its hops are resolved by hop-resolver.js (repeaters only, adjacency, radio range)
+ * against the directory as it is now, so a hop stays unresolved (`ambiguous` / `unknown`, no
+ * position) rather than guessed. The route starts at the source when a packet names it (an
+ * advert's key, or a src hash that one known node carries) and ends at the observer when the
+ * observer reports under a known node's key. TRACE paths carry SNRs, not hops: no hops drawn.
+ *
+ * No state: the store's FIFO is in time order, so the range is two binary searches and the
+ * work is O(limit x hops) whatever the store holds. `from` and `to` are epoch ms (inclusive);
+ * `from` defaults to 24 h before `now`. `inRange` counts every stored transmission in the
+ * range; `oldest`/`newest` bound what the store holds, for a slider.
+ */
+const { defineView, DAY_MS } = require('./view');
+const { resolvePath } = require('../hop-resolver');
+const { PAYLOAD_TYPES, ROUTE_TYPES } = require('../decode');
+
+const TRACE = 9;
+
+function placed(node) {
+  return node && typeof node.lat === 'number' && typeof node.lon === 'number' && (node.lat !== 0 || node.lon !== 0);
+}
+
+function endpoint(node) {
+  if (!node) return null;
+  return { pubKey: node.pubKey, name: node.name || null, role: node.role || null, lat: placed(node) ? node.lat : null, lon: placed(node) ? node.lon : null };
+}
+
+/** The observation with the most hops (the first of equals). */
+function longestObservation(tx) {
+  let best = tx.observations[0];
+  for (let i = 1; i < tx.observations.length; i++) if (tx.observations[i].path.length > best.path.length) best = tx.observations[i];
+  return best;
+}
+
+function sourceNodeOf(store, tx) {
+  if (tx.advert) return store.nodes.get(tx.advert.pubKey) || null;
+  if (tx.srcHash) return store.uniqueNodeFor(tx.srcHash);
+  return null;
+}
+
+function routeOf(store, tx) {
+  const observation = longestObservation(tx);
+  const source = sourceNodeOf(store, tx);
+  const observerNode = observation ? store.nodes.get(observation.observer.id.toLowerCase()) || null : null;
+  const hops = [];
+  if (observation && tx.payloadType !== TRACE && observation.path.length > 0) {
+    const resolved = resolvePath(store, observation.path, { observerId: observation.observer.id, sourceKey: source ? source.pubKey : null });
+    for (const entry of resolved) {
+      const node = entry.status === 'resolved' ? entry.node : null;
+      hops.push({
+        hop: entry.hop,
+        status: entry.status,
+        candidates: entry.candidates.length,
+        ...(node ? endpoint(node) : { pubKey: null, name: null, role: null, lat: null, lon: null }),
+      });
+    }
+  }
+  return {
+    hash: tx.hash,
+    time: tx.time,
+    type: PAYLOAD_TYPES[tx.payloadType] || String(tx.payloadType),
+    route: ROUTE_TYPES[tx.routeType] || String(tx.routeType),
+    observers: tx.observations.length,
+    source: endpoint(source),
+    observer: observation ? { id: observation.observer.id, name: observation.observer.name, region: observation.observer.region, ...(observerNode ? { lat: placed(observerNode) ? observerNode.lat : null, lon: placed(observerNode) ? observerNode.lon : null } : { lat: null, lon: null }) } : null,
+    hops,
+  };
+}
+
+module.exports = defineView({
+  name: 'routes',
+  description: 'Transmissions in a time range (newest first, bounded) with their paths resolved to placed nodes, for the map.',
+  params: {
+    from: { type: 'number', min: 0 },
+    to: { type: 'number', min: 0 },
+    limit: { type: 'int', default: 200, min: 1, max: 2000 },
+  },
+  createState: () => ({}),
+  // Every packet may be the newest in someone's range; the snapshot is bounded by `limit`.
+  apply: () => true,
+  evict: () => true,
+
+  snapshot(state, params, store, now) {
+    const fifo = store.fifo;
+    const from = params.from === null ? now - DAY_MS : params.from;
+    const to = params.to === null ? Infinity : params.to;
+    const start = fifo.lowerBoundTime(from);
+    let end = fifo.length;
+    if (to !== Infinity) {
+      end = fifo.lowerBoundTime(to);
+      while (end < fifo.length && fifo.at(end).time <= to) end++; // `to` is inclusive
+    }
+    const inRange = Math.max(0, end - start);
+    const routes = [];
+    for (let i = end - 1; i >= start && routes.length < params.limit; i--) routes.push(routeOf(store, fifo.at(i)));
+    const oldest = fifo.first();
+    const newest = fifo.last();
+    return {
+      from,
+      to: to === Infinity ? null : to,
+      inRange,
+      truncated: inRange > routes.length,
+      oldest: oldest ? oldest.time : null,
+      newest: newest ? newest.time : null,
+      routes,
+    };
+  },
+});
+
+module.exports.routeOf = routeOf;
