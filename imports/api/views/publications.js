@@ -9,6 +9,7 @@ import { check, Match } from 'meteor/check';
 import { DDPServer } from 'meteor/ddp-server';
 import { viewDocumentId } from '/imports/core/view-key';
 import { SnapshotError } from '/imports/core/publish-hub';
+import { liveFeedParams, LIVE_VIEW, LIVE_SHAPE } from '/imports/core/live-feed';
 import { VIEW_DOCUMENTS, LIVE_PACKETS } from './collections';
 
 /**
@@ -23,9 +24,11 @@ import { VIEW_DOCUMENTS, LIVE_PACKETS } from './collections';
  * view refuses, `snapshot-failed` when the view cannot compute (the hub leaves nothing behind,
  * and other subscribers are unaffected).
  */
-function subscribeOrFail(publication, hub, sharedSender, viewName, params, collection, shape) {
+// `paramsOf` runs inside the try: a bad filter argument is a bad-params error like any bad param.
+function subscribeOrFail(publication, hub, sharedSender, viewName, paramsOf, collection, shape) {
   let subscription;
   try {
+    const params = paramsOf();
     const documentId = shape === 'document' ? viewDocumentId(viewName, params) : null;
     subscription = hub.subscribe(viewName, params, sharedSender.relay(publication, collection, documentId), shape);
   } catch (err) {
@@ -43,12 +46,15 @@ export function registerViewPublications({ hub, viewNames, settings, sharedSende
     names.push(name);
     Meteor.publish(name, function publishView(params) {
       check(params, Match.Maybe(Object));
-      subscribeOrFail(this, hub, sharedSender, viewName, params || {}, VIEW_DOCUMENTS, 'document');
+      subscribeOrFail(this, hub, sharedSender, viewName, () => params || {}, VIEW_DOCUMENTS, 'document');
     });
   }
-  Meteor.publish('packets.live', function publishLivePackets(params) {
+  // The live feed: `packets` view params, and a packet filter expression (in the params or as a
+  // second argument) the server evaluates, so only matching packets are sent (core/live-feed.js).
+  Meteor.publish('packets.live', function publishLivePackets(params, filter) {
     check(params, Match.Maybe(Object));
-    subscribeOrFail(this, hub, sharedSender, 'packets', params || {}, LIVE_PACKETS, 'rows');
+    check(filter, Match.Maybe(String));
+    subscribeOrFail(this, hub, sharedSender, LIVE_VIEW, () => liveFeedParams(params, filter), LIVE_PACKETS, LIVE_SHAPE);
   });
   names.push('packets.live');
 

@@ -17,7 +17,7 @@ const SECTIONS = [
 export function NavBar() {
   const path = usePath();
   return (
-    <nav className="nav">
+    <nav className="nav" id="main-nav">
       {SECTIONS.map((section) => {
         const prefix = section.prefix || section.to;
         const current = section.match ? section.match(path) : path === prefix || path.startsWith(`${prefix}/`);

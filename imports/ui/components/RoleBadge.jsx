@@ -4,5 +4,5 @@ import { ROLE_COLORS } from '../lib/mesh-constants';
 
 export function RoleBadge({ role }) {
   const color = ROLE_COLORS[role] || ROLE_COLORS.unknown;
-  return <span className="tag" style={{ color, borderColor: `${color}66` }}>{role || 'unknown'}</span>;
+  return <span className="tag tinted" style={{ '--tag-color': color }}>{role || 'unknown'}</span>;
 }

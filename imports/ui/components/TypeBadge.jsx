@@ -3,6 +3,6 @@ import React from 'react';
 import { payloadTypeName, TYPE_COLORS } from '../lib/mesh-constants';
 
 export function TypeBadge({ type }) {
-  const color = TYPE_COLORS[type] || '#94a3b8';
-  return <span className="tag" style={{ color, borderColor: `${color}66` }}>{payloadTypeName(type)}</span>;
+  const color = TYPE_COLORS[type] || 'var(--role-unknown)';
+  return <span className="tag tinted" style={{ '--tag-color': color }}>{payloadTypeName(type)}</span>;
 }

@@ -12,20 +12,21 @@ const PAYLOAD_TYPES = {
 const ROLES = { 0: 'unknown', 1: 'companion', 2: 'repeater', 3: 'room', 4: 'sensor' };
 const NODE_STATUSES = ['active', 'degraded', 'silent'];
 
-/** One colour per role, used by badges, the map and its legend. */
+/**
+ * One colour per role, used by badges, the map and its legend; one per payload type, so a type
+ * reads the same in every table and chart. CSS variables (client/main.css defines a dark and a
+ * light value of each), usable as a style value or an SVG fill.
+ */
 const ROLE_COLORS = {
-  repeater: '#3b82f6',
-  companion: '#10b981',
-  room: '#f59e0b',
-  sensor: '#a855f7',
-  unknown: '#94a3b8',
+  repeater: 'var(--role-repeater)',
+  companion: 'var(--role-companion)',
+  room: 'var(--role-room)',
+  sensor: 'var(--role-sensor)',
+  unknown: 'var(--role-unknown)',
 };
 
-/** One colour per payload type, so a type reads the same in every table and chart. */
-const TYPE_COLORS = {
-  0: '#60a5fa', 1: '#38bdf8', 2: '#34d399', 3: '#a3a3a3', 4: '#f59e0b', 5: '#f472b6', 6: '#e879f9',
-  7: '#fb7185', 8: '#a78bfa', 9: '#2dd4bf', 10: '#fbbf24', 11: '#94a3b8', 15: '#cbd5e1',
-};
+const TYPE_COLOR_IDS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15];
+const TYPE_COLORS = Object.fromEntries(TYPE_COLOR_IDS.map((id) => [id, `var(--type-${id})`]));
 
 function payloadTypeName(type) {
   return PAYLOAD_TYPES[type] || `TYPE_${type}`;

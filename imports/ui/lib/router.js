@@ -1,14 +1,23 @@
 'use strict';
 /**
- * A tiny History-API router: the current path as an external store, navigate(), and route
- * matching with `:param` segments. No dependency: the dashboard has eleven flat routes, and
- * Meteor already serves the app's HTML for any path that is not an asset or /api.
+ * A tiny History-API router: the current path and query as an external store, navigate(), and
+ * route matching with `:param` segments. No dependency: the dashboard has eleven flat routes,
+ * and Meteor already serves the app's HTML for any path that is not an asset or /api.
+ *
+ * Sticky query params (`region`) scope every page: navigate() and <Link> carry them to the next
+ * path unless it sets them itself, so a deep link (`/nodes?region=SFO`) stays scoped while the
+ * user clicks around, and a copied URL reopens the same scope.
  */
 
+const STICKY_PARAMS = ['region'];
 const listeners = new Set();
 
 function currentPath() {
   return typeof window === 'undefined' ? '/' : window.location.pathname;
+}
+
+function currentSearch() {
+  return typeof window === 'undefined' ? '' : window.location.search;
 }
 
 function notify() {
@@ -22,12 +31,49 @@ function subscribeToPath(listener) {
   return () => listeners.delete(listener);
 }
 
-/** Go to `path` (pushing a history entry unless `replace`), and scroll to the top. */
+/** One query param of `search` ("?a=1&region=SFO"), or '' when absent. */
+function queryParam(search, name) {
+  return new URLSearchParams(search || '').get(name) || '';
+}
+
+/** `path` with the sticky params of `search` added, unless `path` sets them itself. */
+function withStickyParams(path, search = currentSearch()) {
+  const [pathname, query = ''] = String(path).split('?');
+  const target = new URLSearchParams(query);
+  const current = new URLSearchParams(search || '');
+  for (const name of STICKY_PARAMS) {
+    if (!target.has(name) && current.get(name)) target.set(name, current.get(name));
+  }
+  const text = target.toString();
+  return text ? `${pathname}?${text}` : pathname;
+}
+
+/** `search` with `name` set to `value` ('' removes it), as "?…" or ''. */
+function withQueryParam(search, name, value) {
+  const params = new URLSearchParams(search || '');
+  if (value) params.set(name, value);
+  else params.delete(name);
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/** Go to `path` (pushing a history entry unless `replace`), keeping sticky params; scroll to the top. */
 function navigate(path, { replace = false } = {}) {
-  if (typeof window === 'undefined' || path === currentPath()) return;
-  if (replace) window.history.replaceState(null, '', path);
-  else window.history.pushState(null, '', path);
+  if (typeof window === 'undefined') return;
+  const target = withStickyParams(path);
+  if (target === currentPath() + currentSearch()) return;
+  if (replace) window.history.replaceState(null, '', target);
+  else window.history.pushState(null, '', target);
   window.scrollTo(0, 0);
+  notify();
+}
+
+/** Set one query param of the current URL in place (no history entry, no scroll). */
+function setQueryParam(name, value) {
+  if (typeof window === 'undefined') return;
+  const search = withQueryParam(currentSearch(), name, value);
+  if (search === currentSearch()) return;
+  window.history.replaceState(null, '', currentPath() + search + window.location.hash);
   notify();
 }
 
@@ -58,4 +104,7 @@ function resolveRoute(routes, path) {
   return null;
 }
 
-module.exports = { currentPath, subscribeToPath, navigate, matchRoute, resolveRoute };
+module.exports = {
+  currentPath, currentSearch, subscribeToPath, navigate, setQueryParam, queryParam, withStickyParams, withQueryParam,
+  matchRoute, resolveRoute, STICKY_PARAMS,
+};

@@ -1,4 +1,7 @@
-/** Overview: headline figures, node roles and status, the newest packets, busiest channels. */
+/**
+ * Overview: headline figures, this browser's favourite nodes, node roles and status, the newest
+ * packets, busiest channels.
+ */
 import React from 'react';
 import { useView } from '../hooks/use-view';
 import { useObservers } from '../hooks/use-observers';
@@ -9,12 +12,55 @@ import { ViewState } from '../components/ViewState';
 import { PacketTable } from '../components/PacketTable';
 import { HBarList } from '../components/HBarList';
 import { RoleBadge } from '../components/RoleBadge';
+import { StatusBadge } from '../components/StatusBadge';
+import { NodeLink } from '../components/NodeLink';
+import { FavouriteStar } from '../components/FavouriteStar';
+import { useFavouriteNodes } from '../hooks/use-favourite-nodes';
+import { useNow } from '../hooks/use-now';
 import { Link } from '../components/Link';
-import { formatNumber, formatDuration } from '../lib/format';
+import { formatNumber, formatDuration, formatAgo, shortKey } from '../lib/format';
 import { ROLE_COLORS } from '../lib/mesh-constants';
 
 const RECENT = { limit: 16 };
 const HOUR_MS = 3600000;
+
+/** Starred nodes at a glance (shown once there is a favourite). */
+function FavouritesCard() {
+  const favourites = useFavouriteNodes();
+  const now = useNow(5000);
+  if (favourites.favourites.length === 0) return null;
+  return (
+    <Card title="Favourite nodes" actions={<Link to="/nodes">Nodes ›</Link>}>
+      <div data-testid="favourites-card">
+        <ViewState loading={favourites.loading} error={favourites.error} hasData={Boolean(favourites.data)}>
+          <div className="table-wrap">
+            <table className="table">
+              <tbody>
+                {favourites.rows.map((node) => (
+                  <tr key={node.pubKey}>
+                    <td className="star-col"><FavouriteStar pubKey={node.pubKey} name={node.name} /></td>
+                    <td><NodeLink pubKey={node.pubKey} name={node.name} /></td>
+                    <td><RoleBadge role={node.role} /></td>
+                    <td><StatusBadge status={node.status} /></td>
+                    <td className="num">{formatAgo(node.lastSeen, now)}</td>
+                    <td className="num hide-phone">{formatNumber(node.packets)} packets</td>
+                  </tr>
+                ))}
+                {favourites.missing.map((key) => (
+                  <tr key={key}>
+                    <td className="star-col"><FavouriteStar pubKey={key} /></td>
+                    <td><NodeLink pubKey={key} /></td>
+                    <td colSpan={4} className="muted small">not among the 500 most recently heard ({shortKey(key)})</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </ViewState>
+      </div>
+    </Card>
+  );
+}
 
 export function HomePage() {
   const stats = useView('stats', {});
@@ -36,6 +82,7 @@ export function HomePage() {
           </div>
         )}
       </ViewState>
+      <FavouritesCard />
       <div className="grid-2">
         <Card title="Newest packets" actions={<Link to="/live">Live feed ›</Link>}>
           <ViewState loading={recent.loading} error={recent.error} hasData={Boolean(recent.data)} empty={recent.data && recent.data.packets.length === 0} emptyText="No packets yet.">

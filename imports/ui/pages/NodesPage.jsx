@@ -1,5 +1,8 @@
-/** Nodes: the directory with search, role and status filters, sorting, paging and status counts. */
-import React from 'react';
+/**
+ * Nodes: the directory with search, role and status filters, sorting, paging and status counts;
+ * a star on each row keeps a node among this browser's favourites, and a filter shows only them.
+ */
+import React, { useState } from 'react';
 import { useNodeList, PAGE_SIZE } from '../hooks/use-node-list';
 import { useNow } from '../hooks/use-now';
 import { PageHeader } from '../components/PageHeader';
@@ -11,6 +14,8 @@ import { NodeLink } from '../components/NodeLink';
 import { RoleBadge } from '../components/RoleBadge';
 import { StatusBadge } from '../components/StatusBadge';
 import { StatTile } from '../components/StatTile';
+import { FavouriteStar } from '../components/FavouriteStar';
+import { useFavouriteNodes } from '../hooks/use-favourite-nodes';
 import { formatAgo, formatNumber, shortKey } from '../lib/format';
 import { ROLES, NODE_STATUSES } from '../lib/mesh-constants';
 
@@ -28,19 +33,20 @@ function NodeRows({ rows, now }) {
     <div className="table-wrap">
       <table className="table">
         <thead>
-          <tr><th>Name</th><th>Key</th><th>Role</th><th>Status</th><th className="num">Last heard</th><th className="num">Packets</th><th className="num">Adverts</th><th>Position</th></tr>
+          <tr><th className="star-col" title="Favourite">★</th><th>Name</th><th className="hide-phone">Key</th><th>Role</th><th>Status</th><th className="num">Last heard</th><th className="num">Packets</th><th className="num hide-phone">Adverts</th><th className="hide-phone">Position</th></tr>
         </thead>
         <tbody>
           {rows.map((node) => (
             <tr key={node.pubKey}>
+              <td className="star-col"><FavouriteStar pubKey={node.pubKey} name={node.name} /></td>
               <td><NodeLink pubKey={node.pubKey} name={node.name} /></td>
-              <td className="mono muted">{shortKey(node.pubKey)}</td>
+              <td className="mono muted hide-phone">{shortKey(node.pubKey)}</td>
               <td><RoleBadge role={node.role} /></td>
               <td><StatusBadge status={node.status} /></td>
               <td className="num">{formatAgo(node.lastSeen, now)}</td>
               <td className="num">{formatNumber(node.packets)}</td>
-              <td className="num">{formatNumber(node.adverts)}</td>
-              <td className="mono muted small">{Number.isFinite(node.lat) && (node.lat || node.lon) ? `${node.lat.toFixed(3)}, ${node.lon.toFixed(3)}` : '—'}</td>
+              <td className="num hide-phone">{formatNumber(node.adverts)}</td>
+              <td className="mono muted small hide-phone">{Number.isFinite(node.lat) && (node.lat || node.lon) ? `${node.lat.toFixed(3)}, ${node.lon.toFixed(3)}` : '—'}</td>
             </tr>
           ))}
         </tbody>
@@ -49,7 +55,24 @@ function NodeRows({ rows, now }) {
   );
 }
 
+/** The favourites filter: only starred nodes, whatever the other controls say. */
+function FavouriteNodes({ now }) {
+  const favourites = useFavouriteNodes();
+  if (favourites.favourites.length === 0) return <div className="state state-empty">No favourites yet: star a node (☆) to keep it here.</div>;
+  return (
+    <ViewState loading={favourites.loading} error={favourites.error} hasData={Boolean(favourites.data)}>
+      <NodeRows rows={favourites.rows} now={now} />
+      {favourites.missing.length > 0 && (
+        <p className="muted small" data-testid="favourites-missing">
+          {favourites.missing.length} favourite{favourites.missing.length === 1 ? '' : 's'} not among the 500 most recently heard nodes: {favourites.missing.map((key) => shortKey(key)).join(', ')}
+        </p>
+      )}
+    </ViewState>
+  );
+}
+
 export function NodesPage() {
+  const [onlyFavourites, setOnlyFavourites] = useState(false);
   const { data, loading, error, rows, controls, paged } = useNodeList();
   const now = useNow(5000);
   const counts = data ? data.statusCounts : null;
@@ -70,12 +93,18 @@ export function NodesPage() {
         <Select label="Status" name="status" value={controls.status} onChange={controls.setStatus} options={STATUS_OPTIONS} />
         <Select label="Sort by" name="sort" value={controls.sort} onChange={controls.setSort} options={SORT_OPTIONS} anyLabel={null} />
         <Select label="Order" name="order" value={controls.order} onChange={controls.setOrder} options={ORDER_OPTIONS} anyLabel="natural" />
-        {data && <span className="hint num">{paged ? `${formatNumber(data.total)} match` : `${rows.length} ${controls.status} of the first ${data.nodes.length}`}</span>}
+        <label className="check">
+          <input type="checkbox" name="favourites" data-testid="favourites-filter" checked={onlyFavourites} onChange={(event) => setOnlyFavourites(event.target.checked)} />
+          ★ favourites only
+        </label>
+        {data && !onlyFavourites && <span className="hint num">{paged ? `${formatNumber(data.total)} match` : `${rows.length} ${controls.status} of the first ${data.nodes.length}`}</span>}
       </div>
-      <ViewState loading={loading} error={error} hasData={Boolean(data)} empty={data && rows.length === 0} emptyText="No node matches.">
-        <NodeRows rows={rows} now={now} />
-        {paged && data && <Pager offset={controls.offset} limit={PAGE_SIZE} total={data.total} onChange={controls.setOffset} />}
-      </ViewState>
+      {onlyFavourites ? <FavouriteNodes now={now} /> : (
+        <ViewState loading={loading} error={error} hasData={Boolean(data)} empty={data && rows.length === 0} emptyText="No node matches.">
+          <NodeRows rows={rows} now={now} />
+          {paged && data && <Pager offset={controls.offset} limit={PAGE_SIZE} total={data.total} onChange={controls.setOffset} />}
+        </ViewState>
+      )}
     </>
   );
 }

@@ -1,4 +1,7 @@
-/** Packets: a searchable, filterable list of stored transmissions; each links to its packet page. */
+/**
+ * Packets: a searchable, filterable list of stored transmissions (filter expression, search,
+ * type, route, observer; within the header's region); each links to its packet page.
+ */
 import React from 'react';
 import { useView } from '../hooks/use-view';
 import { usePacketSearch } from '../hooks/use-packet-search';
@@ -8,6 +11,7 @@ import { ViewState } from '../components/ViewState';
 import { PacketTable } from '../components/PacketTable';
 import { Select } from '../components/Select';
 import { SearchBox } from '../components/SearchBox';
+import { FilterExpression } from '../components/FilterExpression';
 import { PAYLOAD_TYPES, ROUTE_TYPES } from '../lib/mesh-constants';
 
 const TYPE_OPTIONS = Object.entries(PAYLOAD_TYPES).map(([value, label]) => ({ value, label }));
@@ -23,16 +27,16 @@ const SEARCH_HINT = {
 export function PacketsPage() {
   const search = usePacketSearch();
   const { data, loading, error } = useView('packets', search.params);
-  const { observers, regions } = useObservers();
+  const { observers } = useObservers();
   const rows = data ? search.filterRows(data.packets) : [];
   return (
     <>
       <PageHeader title="Packets" subtitle={SEARCH_HINT[search.searchKind]} busy={loading && Boolean(data)} />
       <div className="filters">
+        <FilterExpression applied={search.filter} onApply={search.setFilter} error={error} />
         <SearchBox label="Search" name="search" value={search.search} onChange={search.setSearch} placeholder="hash, key prefix or words" width={240} />
         <Select label="Type" name="type" value={search.type} onChange={search.setType} options={TYPE_OPTIONS} />
         <Select label="Route" name="route" value={search.route} onChange={search.setRoute} options={ROUTE_OPTIONS} />
-        <Select label="Region" name="region" value={search.region} onChange={search.setRegion} options={regions.map((r) => ({ value: r, label: r }))} />
         <Select label="Observer" name="observer" value={search.observer} onChange={search.setObserver}
           options={observers.map((o) => ({ value: o.id, label: o.name || o.id.slice(0, 8) }))} />
         <Select label="Rows" name="limit" value={search.limit} onChange={search.setLimit} options={LIMIT_OPTIONS} anyLabel={null} />

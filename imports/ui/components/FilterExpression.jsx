@@ -1,0 +1,35 @@
+/**
+ * A Wireshark-style packet filter (imports/core/packet-filter.js), e.g.
+ * `type == GRP_TXT && hops >= 3 && snr < -5`. Applied on Enter or with the button (a half-typed
+ * expression is never sent); the server parses it and answers a bad one with its position,
+ * shown under the box.
+ */
+import React, { useState } from 'react';
+
+const EXAMPLE = 'type == GRP_TXT && hops >= 2';
+
+/** The server's reason for a refused filter ("at 12: expected a value…"), or null. */
+export function filterErrorText(error) {
+  if (!error || !error.message || !/"filter"/.test(error.message)) return null;
+  const match = /does not parse: (.*)$/.exec(error.message);
+  return match ? match[1] : error.message;
+}
+
+export function FilterExpression({ applied, onApply, error }) {
+  const [text, setText] = useState(applied);
+  const problem = filterErrorText(error);
+  const apply = () => onApply(text.trim());
+  return (
+    <div className="field filter-field">
+      <span>Filter</span>
+      <div className="filter-row">
+        <input type="search" name="filter" value={text} placeholder={EXAMPLE} spellCheck={false} autoComplete="off"
+          className={problem ? 'invalid' : ''} aria-invalid={Boolean(problem)} data-testid="filter-input"
+          onChange={(event) => { setText(event.target.value); if (event.target.value === '' && applied) onApply(''); }}
+          onKeyDown={(event) => { if (event.key === 'Enter') apply(); }} />
+        <button type="button" className="btn" onClick={apply} data-testid="filter-apply" disabled={text.trim() === applied}>Apply</button>
+      </div>
+      {problem && <span className="hint warn filter-error" role="alert" data-testid="filter-error">{problem}</span>}
+    </div>
+  );
+}

@@ -1,0 +1,44 @@
+'use strict';
+/**
+ * Favourite nodes, kept in this browser's localStorage as a JSON array of public keys (most
+ * recently starred last). Parsing never throws: whatever another tab or an old version left
+ * there is read as the valid keys it contains.
+ */
+
+const FAVOURITES_STORAGE_KEY = 'meshpulse.favouriteNodes';
+const MAX_FAVOURITES = 200;
+const KEY_RE = /^[0-9a-f]{2,64}$/;
+
+/** The valid, distinct keys stored in `text`, at most MAX_FAVOURITES (the newest kept). */
+function parseFavourites(text) {
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return [];
+  }
+  if (!Array.isArray(value)) return [];
+  const keys = [];
+  for (const item of value) {
+    if (typeof item !== 'string') continue;
+    const key = item.toLowerCase();
+    if (KEY_RE.test(key) && !keys.includes(key)) keys.push(key);
+  }
+  return keys.slice(-MAX_FAVOURITES);
+}
+
+/** `keys` with `key` added (at the end) or removed. */
+function toggleFavourite(keys, key) {
+  const normal = String(key).toLowerCase();
+  if (!KEY_RE.test(normal)) return keys;
+  if (keys.includes(normal)) return keys.filter((k) => k !== normal);
+  return [...keys, normal].slice(-MAX_FAVOURITES);
+}
+
+/** Rows (with `pubKey`) that are favourites, in the order of `rows`. */
+function favouriteRows(rows, keys) {
+  const wanted = new Set(keys);
+  return (rows || []).filter((row) => row && wanted.has(row.pubKey));
+}
+
+module.exports = { FAVOURITES_STORAGE_KEY, MAX_FAVOURITES, parseFavourites, toggleFavourite, favouriteRows };
