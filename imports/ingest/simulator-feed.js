@@ -3,12 +3,16 @@
  * A live feed from the synthetic mesh (imports/core/simulate.js), for demos and load tests.
  * Each simulated observer report goes through `pipeline.submitMessage(topic, JSON)`, the very
  * path MQTT messages take, so the simulator exercises parsing, the queue and the store alike.
+ * Every `statusEveryMs` each observer also publishes a `status` message (simulate/status.js),
+ * parsed as the MQTT source parses one and handed to `onStatus` in the same shape.
  *
  *   const feed = createSimulatorFeed({ pipeline, simulator: { seed: 7 }, ratePerSecond: 50 });
  *   const engine = createEngine({ channels: feed.channels });  // so group texts decrypt
  *   feed.start();  ...  feed.stop();
  */
 const { createSimulator } = require('../core/simulate');
+const { parseStatusMessage } = require('../core/observer-message');
+const { statusFromMessage } = require('../core/observer-status');
 
 /** Every option of createSimulatorFeed() besides pipeline, with its default. */
 const FEED_DEFAULTS = Object.freeze({
@@ -25,6 +29,10 @@ const FEED_DEFAULTS = Object.freeze({
   wallClock: true,
   // Source label the pipeline records with each report.
   source: 'simulator',
+  // (status) for each observer status message, the shape MQTT's onStatus gets; null = none.
+  onStatus: null,
+  // How often every observer publishes its status (wall time; 0 = never).
+  statusEveryMs: 60 * 1000,
 });
 
 /**
@@ -38,8 +46,28 @@ function createSimulatorFeed(options = {}) {
   const settings = { ...FEED_DEFAULTS };
   for (const name of Object.keys(FEED_DEFAULTS)) if (options[name] !== undefined) settings[name] = options[name];
   const simulator = createSimulator({ startupAdverts: true, ...settings.simulator });
-  const counters = { emitted: 0, rejected: 0, runs: 0 };
+  const counters = { emitted: 0, rejected: 0, runs: 0, statuses: 0, statusErrors: 0 };
   let stopRun = null;
+  let statusTimer = null;
+
+  /** Every observer's status, through the same parser as MQTT's status topic. */
+  function publishStatuses() {
+    if (typeof settings.onStatus !== 'function') return;
+    const time = settings.wallClock ? Date.now() : simulator.time;
+    for (const message of simulator.statusMessages(time)) {
+      const status = statusFromMessage(parseStatusMessage(message.topic, JSON.stringify(message.payload)), time, settings.source);
+      if (status === null) {
+        counters.statusErrors++;
+        continue;
+      }
+      counters.statuses++;
+      try {
+        settings.onStatus(status);
+      } catch (err) {
+        counters.statusErrors++; // a failing consumer must not stop the feed
+      }
+    }
+  }
 
   function onMessage(message) {
     counters.emitted++;
@@ -62,13 +90,26 @@ function createSimulatorFeed(options = {}) {
         durationMs: settings.durationMs,
         wallClock: settings.wallClock,
         onMessage,
-        onDone: () => { stopRun = null; },
+        onDone: () => {
+          stopRun = null;
+          if (statusTimer !== null) clearInterval(statusTimer);
+          statusTimer = null;
+        },
       });
+      if (typeof settings.onStatus === 'function' && settings.statusEveryMs > 0 && statusTimer === null) {
+        publishStatuses();
+        statusTimer = setInterval(publishStatuses, settings.statusEveryMs);
+        if (statusTimer.unref) statusTimer.unref();
+      }
     },
     stop() {
       if (stopRun) stopRun();
       stopRun = null;
+      if (statusTimer !== null) clearInterval(statusTimer);
+      statusTimer = null;
     },
+    /** Publish every observer's status now (also done on start and every statusEveryMs). */
+    publishStatuses,
     stats: () => ({ running: stopRun !== null, ratePerSecond: settings.ratePerSecond, ...counters }),
   };
 }

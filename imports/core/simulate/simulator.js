@@ -38,6 +38,7 @@ const { DEFAULTS, PROFILES, PROFILE_NAMES, resolveOptions } = require('./profile
 const { buildWorld } = require('./world');
 const { buildGraph, createRadio } = require('./radio');
 const { createTraffic, describeChannels } = require('./traffic');
+const { createStatusModel } = require('./status');
 
 /**
  * Create a simulator. See DEFAULTS (profiles.js) for every option; `profile` names a preset
@@ -52,6 +53,8 @@ const { createTraffic, describeChannels } = require('./traffic');
  *   nextMessage(), messages(n)  observer reports { topic, payload } in time order (transmissions
  *                               merged by `delays`); with `withTruth`, also `truth: { hops }`
  *   run({ ratePerSecond, onMessage, count, durationMs, wallClock, onDone }) -> stop()
+ *   statusMessages(timeMs)      one `status` message per observer ({ topic, payload }, status.js),
+ *                               from its own seeded stream: the packet stream is unchanged
  *   time                        the simulated clock (ms)
  * Use one simulator either through nextTransmission() or through the message stream: the
  * stream draws its transmissions from the same generator.
@@ -168,6 +171,13 @@ function createSimulator(input = {}) {
     return stop;
   }
 
+  let statusModel = null;
+  /** Every observer's status at `timeMs` (default: the simulated clock). */
+  function statusMessages(timeMs = model.time) {
+    if (statusModel === null) statusModel = createStatusModel({ observers, seed: options.seed });
+    return statusModel.messages(timeMs);
+  }
+
   return {
     options,
     nodes,
@@ -179,6 +189,7 @@ function createSimulator(input = {}) {
     nextMessage,
     messages,
     run,
+    statusMessages,
   };
 }
 

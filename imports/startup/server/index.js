@@ -25,6 +25,7 @@ import { registerSpecApi } from '/imports/api/rest/spec';
 import { startPersistence } from '/imports/api/packets/persistence';
 import { createRedactor, collectSecrets } from '/imports/core/redact';
 import { buildHealth } from '/imports/core/health';
+import { observerStatusOf } from '/imports/core/observer-status';
 
 // Every log line and health answer goes through this; it learns the secrets from the settings.
 const redactor = createRedactor();
@@ -49,11 +50,17 @@ Meteor.startup(async () => {
   const channels = [...settings.channels];
   const engineHolder = {};
   const pipelineHolder = {};
+  // Observer status messages (MQTT `.../status`, the simulator) feed the `observer` view's book.
+  const recordObserverStatus = (status) => {
+    if (engineHolder.engine) observerStatusOf(engineHolder.engine.store).record(status);
+  };
   if (simulatorSettings.enabled) {
     simulatorFeed = createSimulatorFeed({
       pipeline: { submitMessage: (...args) => pipelineHolder.pipeline.submitMessage(...args) },
       simulator: { seed: simulatorSettings.seed },
       ratePerSecond: simulatorSettings.ratePerSecond,
+      // Every simulated observer's status once a minute, like meshcoretomqtt's status topic.
+      onStatus: (status) => recordObserverStatus(status),
     });
     for (const channel of simulatorFeed.channels) {
       if (!channels.some((c) => (c.name || c) === channel.name)) channels.push({ name: channel.name, key: channel.key });
@@ -183,7 +190,7 @@ Meteor.startup(async () => {
   }
 
   if (settings.sources.mqtt.length) {
-    mqttSources = createMqttSources({ brokers: settings.sources.mqtt, pipeline, log, redactor });
+    mqttSources = createMqttSources({ brokers: settings.sources.mqtt, pipeline, log, redactor, onStatus: recordObserverStatus });
   }
   if (simulatorFeed) {
     simulatorFeed.start();
