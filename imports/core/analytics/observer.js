@@ -183,7 +183,7 @@ const definition = defineView({
           if (observation.path.length > hops) hops = observation.path.length;
           if (snr === null && Number.isFinite(observation.snr)) snr = observation.snr;
         }
-        examples.push({ hash: tx.hash, time: tx.time, type: typeName(tx.payloadType), hops, snr, reports: tx.observations.length });
+        examples.push({ hash: tx.hash, time: tx.time, payloadType: tx.payloadType, type: typeName(tx.payloadType), hops, snr, reports: tx.observations.length });
         return true;
       });
     }

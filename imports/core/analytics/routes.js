@@ -63,6 +63,7 @@ function routeOf(store, tx) {
   return {
     hash: tx.hash,
     time: tx.time,
+    payloadType: tx.payloadType,
     type: PAYLOAD_TYPES[tx.payloadType] || String(tx.payloadType),
     route: ROUTE_TYPES[tx.routeType] || String(tx.routeType),
     observers: tx.observations.length,

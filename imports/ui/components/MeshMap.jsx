@@ -3,6 +3,11 @@
  * Mercator projection (lib/projection.js). With a tile URL template the slippy-map tiles are
  * drawn underneath as <image>s in the same projection; without one (no internet) a
  * graticule stands in, and the map works the same. Drag to pan, wheel to zoom.
+ *
+ * Routes (optional): `routes` are drawn as faint lines (a replay window), `animating` ones as a
+ * pulse travelling from source to observer with a fading trail; a segment across hops that did
+ * not resolve to a placed node is dashed. The animation is CSS (keyframes in the SVG), so React
+ * renders each route once, not per frame.
  */
 import React, { useEffect, useMemo, useRef, useState } from 'react';
 import { navigate } from '../lib/router';
@@ -10,6 +15,18 @@ import { ROLE_COLORS } from '../lib/mesh-constants';
 import { fitView, worldToScreen, screenToWorld, zoomAt, tilesFor, graticuleStep, lonLatToWorld } from '../lib/projection';
 import { useElementWidth } from '../hooks/use-element-width';
 import { placeLabels } from '../lib/label-layout';
+import { linePath } from '../lib/map-data';
+
+// Travel takes most of the animation; the trail fades over all of it (use-route-feed.js: 4 s).
+const ROUTE_KEYFRAMES = `
+@keyframes meshpulse-route-travel { from { stroke-dashoffset: 0.06; } to { stroke-dashoffset: -1; } }
+@keyframes meshpulse-route-fade { 0% { opacity: 0.9; } 70% { opacity: 0.6; } 100% { opacity: 0; } }
+.route-pulse { fill: none; stroke-width: 4; stroke-linecap: round; stroke-dasharray: 0.06 1.2; animation: meshpulse-route-travel 2.6s linear forwards; }
+.route-trail { animation: meshpulse-route-fade 4s ease-in forwards; }
+.route-segment { fill: none; stroke-width: 1.5; }
+.route-segment.dashed { stroke-dasharray: 4 3; }
+.route-faint { fill: none; stroke: var(--map-link); stroke-opacity: 0.18; stroke-width: 1; }
+`;
 
 // Which names win a crowded spot: repeaters and rooms (the mesh's fixed points), then the rest.
 const LABEL_PRIORITY = { repeater: 3, room: 2, sensor: 1 };
@@ -37,7 +54,30 @@ function Graticule({ view, width, height }) {
   return <g>{lines}</g>;
 }
 
-export function MeshMap({ points, links, tileUrl, height = 560 }) {
+const ROUTE_COLOR = 'var(--accent, #f59e0b)';
+
+function RouteLayer({ routes, animating, project }) {
+  return (
+    <g className="routes" data-testid="map-routes">
+      <style>{ROUTE_KEYFRAMES}</style>
+      {routes.map((route) => (
+        <path key={`faint-${route.key}`} d={linePath(route.points, project)} className="route-faint" />
+      ))}
+      {animating.map((route) => (
+        <g key={`anim-${route.key}-${route.startedAt}`} className="route-trail" style={{ animationDelay: `${route.delayMs || 0}ms` }} data-hash={route.hash}>
+          {route.segments.map((segment, i) => {
+            const [x1, y1] = project(segment.from);
+            const [x2, y2] = project(segment.to);
+            return <line key={i} x1={x1} y1={y1} x2={x2} y2={y2} className={`route-segment${segment.dashed ? ' dashed' : ''}`} stroke={ROUTE_COLOR} />;
+          })}
+          <path d={linePath(route.points, project)} pathLength={1} className="route-pulse" stroke={ROUTE_COLOR} style={{ animationDelay: `${route.delayMs || 0}ms` }} />
+        </g>
+      ))}
+    </g>
+  );
+}
+
+export function MeshMap({ points, links, tileUrl, height = 560, routes = [], animating = [] }) {
   const [ref, width] = useElementWidth(900);
   const [view, setView] = useState(null);
   const [hover, setHover] = useState(null);
@@ -99,6 +139,7 @@ export function MeshMap({ points, links, tileUrl, height = 560 }) {
             </line>
           );
         })}
+        {(routes.length > 0 || animating.length > 0) && <RouteLayer routes={routes} animating={animating} project={project} />}
         {points.map((point) => {
           const [x, y] = project(point);
           if (x < -20 || y < -20 || x > width + 20 || y > height + 20) return null;

@@ -1,9 +1,14 @@
 /**
- * Map: nodes by position and role, lines between the busiest adjacent hops. Tiles come from
+ * Map: nodes by position, coloured by role and faded by status, lines between the busiest
+ * adjacent hops (wider = more traffic), and routes: live, each new transmission travels along
+ * its resolved path; in replay, a slider walks the last 24 h of stored traffic (the `routes`
+ * view over a window ending at the slider) and Play advances it. Tiles come from
  * settings.public.tileUrl when set; without it the map is drawn on a plain lat/lon grid.
  */
-import React from 'react';
+import React, { useEffect, useState } from 'react';
 import { useMapData } from '../hooks/use-map-data';
+import { useRouteFeed } from '../hooks/use-route-feed';
+import { useDebounced } from '../hooks/use-debounced';
 import { publicSettings } from '../lib/settings';
 import { PageHeader } from '../components/PageHeader';
 import { ViewState } from '../components/ViewState';
@@ -11,20 +16,75 @@ import { Card } from '../components/Card';
 import { MeshMap } from '../components/MeshMap';
 import { MapLegend } from '../components/MapLegend';
 import { NodeLink } from '../components/NodeLink';
-import { formatNumber } from '../lib/format';
+import { Select } from '../components/Select';
+import { formatNumber, formatDateTime } from '../lib/format';
+
+const WINDOW_OPTIONS = [5, 10, 30, 60].map((minutes) => ({ value: String(minutes), label: `${minutes} min` }));
+// Play: the slider advances this much stored time per second of wall time.
+const PLAY_SPEED_MS_PER_S = 60 * 1000;
+
+function RouteControls({ mode, setMode, range, at, setAt, windowMinutes, setWindowMinutes, playing, setPlaying, feed }) {
+  const position = at === null && range ? range.until : at;
+  return (
+    <div className="route-controls" data-testid="route-controls" style={{ display: 'flex', gap: 12, alignItems: 'center', flexWrap: 'wrap', margin: '8px 0' }}>
+      <div role="group" aria-label="Routes" className="mode-switch">
+        <button type="button" className={mode === 'live' ? 'on' : ''} aria-pressed={mode === 'live'} onClick={() => { setMode('live'); setPlaying(false); }}>Live</button>
+        <button type="button" className={mode === 'replay' ? 'on' : ''} aria-pressed={mode === 'replay'} onClick={() => setMode('replay')}>Replay</button>
+      </div>
+      {mode === 'replay' && range && (
+        <>
+          <button type="button" onClick={() => setPlaying(!playing)} aria-label={playing ? 'Pause' : 'Play'}>{playing ? 'Pause' : 'Play'}</button>
+          <input type="range" aria-label="Replay time" data-testid="route-slider" min={range.from} max={range.until} step={10000}
+            value={Math.min(range.until, Math.max(range.from, position))} onChange={(event) => { setPlaying(false); setAt(Number(event.target.value)); }}
+            style={{ flex: '1 1 240px' }} />
+          <span className="mono small">{formatDateTime(position)}</span>
+          <Select label="Window" value={String(windowMinutes)} onChange={(value) => setWindowMinutes(Number(value))} options={WINDOW_OPTIONS} anyLabel={null} />
+        </>
+      )}
+      <span className="muted small" data-testid="route-count">
+        {mode === 'live' ? `${formatNumber(feed.animating.length)} moving` : `${formatNumber(feed.inRange)} transmissions in the window${feed.truncated ? ` (newest ${feed.lines.length + feed.undrawable} shown)` : ''}`}
+        {feed.undrawable ? `; ${formatNumber(feed.undrawable)} without two placed points` : ''}
+      </span>
+    </div>
+  );
+}
 
 export function MapPage() {
   const { points, links, unplacedPairs, totalNodes, loading, error } = useMapData();
   const { tileUrl } = publicSettings();
+  const [mode, setMode] = useState('live');
+  const [at, setAt] = useState(null);
+  const [windowMinutes, setWindowMinutes] = useState(10);
+  const [playing, setPlaying] = useState(false);
+  const settledAt = useDebounced(at, 250);
+  const feed = useRouteFeed({ mode, at: mode === 'replay' ? settledAt : null, windowMs: windowMinutes * 60 * 1000 });
+  const { range } = feed;
+
+  // Replay starts at the oldest stored time of the last 24 h; Play walks it forward.
+  useEffect(() => {
+    if (mode === 'replay' && at === null && range) setAt(range.from + windowMinutes * 60 * 1000);
+  }, [mode, at, range, windowMinutes]);
+  useEffect(() => {
+    if (!playing || !range) return undefined;
+    const timer = setInterval(() => setAt((current) => {
+      const next = (current === null ? range.from : current) + PLAY_SPEED_MS_PER_S / 2;
+      if (next >= range.until) setPlaying(false);
+      return Math.min(next, range.until);
+    }), 500);
+    return () => clearInterval(timer);
+  }, [playing, range]);
+
   const roles = Array.from(new Set(points.map((p) => p.role))).sort();
   return (
     <>
       <PageHeader title="Map"
         subtitle={`${formatNumber(points.length)} of ${formatNumber(totalNodes)} nodes have a position. ${tileUrl ? 'Tiles from settings.public.tileUrl.' : 'No tile server configured: plain projection.'}`} />
-      <ViewState loading={loading} error={error} hasData={points.length > 0} empty={!loading && points.length === 0} emptyText="No node has advertised a position yet.">
+      <RouteControls mode={mode} setMode={setMode} range={range} at={at} setAt={setAt} windowMinutes={windowMinutes} setWindowMinutes={setWindowMinutes}
+        playing={playing} setPlaying={setPlaying} feed={feed} />
+      <ViewState loading={loading} error={error || feed.error} hasData={points.length > 0} empty={!loading && points.length === 0} emptyText="No node has advertised a position yet.">
         <div className="map-wrap">
-          <MeshMap points={points} links={links} tileUrl={tileUrl} />
-          <MapLegend roles={roles} linkCount={links.length} />
+          <MeshMap points={points} links={links} tileUrl={tileUrl} routes={mode === 'replay' ? feed.lines : []} animating={feed.animating} />
+          <MapLegend roles={roles} linkCount={links.length} routeCount={mode === 'replay' ? feed.lines.length : feed.animating.length} />
         </div>
         <Card title="Links drawn" subtitle={`busiest adjacent hop pairs whose hops resolve to one placed node${unplacedPairs ? `; ${unplacedPairs} pairs could not be placed` : ''}`}>
           {links.length === 0 ? <div className="muted">No busy pair resolves to two placed nodes yet.</div> : (

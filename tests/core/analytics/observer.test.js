@@ -48,7 +48,7 @@ function bruteObserver(store, params, now) {
       scanned++;
       if (!onlyMine(tx)) continue;
       examples.push({
-        hash: tx.hash, time: tx.time, type: PAYLOAD_TYPES[tx.payloadType] || String(tx.payloadType),
+        hash: tx.hash, time: tx.time, payloadType: tx.payloadType, type: PAYLOAD_TYPES[tx.payloadType] || String(tx.payloadType),
         hops: Math.max(0, ...tx.observations.map((o) => o.path.length)),
         snr: (tx.observations.find((o) => Number.isFinite(o.snr)) || { snr: null }).snr,
         reports: tx.observations.length,

@@ -25,7 +25,7 @@ function bruteRoutes(store, params, now) {
     const hops = tx.payloadType === 9 || observation.path.length === 0 ? [] : resolvePath(store, observation.path, { observerId: observation.observer.id, sourceKey: source ? source.pubKey : null })
       .map((e) => ({ hop: e.hop, status: e.status, candidates: e.candidates.length, ...(e.status === 'resolved' ? brief(e.node) : { pubKey: null, name: null, role: null, lat: null, lon: null }) }));
     return {
-      hash: tx.hash, time: tx.time, type: PAYLOAD_TYPES[tx.payloadType] || String(tx.payloadType), route: ROUTE_TYPES[tx.routeType] || String(tx.routeType),
+      hash: tx.hash, time: tx.time, payloadType: tx.payloadType, type: PAYLOAD_TYPES[tx.payloadType] || String(tx.payloadType), route: ROUTE_TYPES[tx.routeType] || String(tx.routeType),
       observers: tx.observations.length, source: brief(source),
       observer: { id: observation.observer.id, name: observation.observer.name, region: observation.observer.region, lat: isPlaced(observerNode) ? observerNode.lat : null, lon: isPlaced(observerNode) ? observerNode.lon : null },
       hops,
