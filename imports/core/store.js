@@ -31,6 +31,8 @@ const { SeqDeque } = require('./deque');
 const { checkReport, INPUT_ERRORS } = require('./input-limits');
 const { MemoryAccount, BYTES, keyBytes } = require('./memory-account');
 const { Directory, DIRECTORY_DEFAULTS, NODE_BYTES } = require('./directory');
+const { StoredTransmission, StoredObservation, packSignal } = require('./stored-records');
+const { PathInterner, samePath, internerCapacityFor } = require('./path-interner');
 
 const DEFAULTS = {
   // Memory budget for the store in bytes; the oldest transmissions are evicted above it.
@@ -58,21 +60,21 @@ const STORE_ERRORS = {
   bad_signature: 'advert signature does not verify against its public key',
 };
 
-const EMPTY_OBSERVATIONS = Object.freeze([]);
 const PUBLIC_KEY_RE = /^[0-9a-f]{64}$/;
 // A SeqDeque and its array, for an index key's first entry.
 const DEQUE_BYTES = BYTES.object + 2 * BYTES.field + BYTES.object + 16 * BYTES.arraySlot + BYTES.mapEntry;
 
+/**
+ * A decrypted message with all its fields in the object (decode.js adds `channel` last, which
+ * costs a separate 40-byte property array per message).
+ */
+function compactMessage(message) {
+  return { timestamp: message.timestamp, textType: message.textType, sender: message.sender, text: message.text, channel: message.channel };
+}
+
 /** A stored transmission's raw packet as lower-case hex. */
 function rawHex(tx) {
   return Buffer.from(tx.raw, 'latin1').toString('hex');
-}
-
-function samePath(a, b) {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /**
@@ -96,6 +98,8 @@ class PacketStore {
     this.memory = new MemoryAccount();
     this.packetsPart = this.memory.part('packets');
     this.indexPart = this.memory.part('indexes');
+    // Hop lists shared by every packet with the same route (bounded; charged to packets).
+    this.paths = new PathInterner({ capacity: internerCapacityFor(this.options.memoryBudgetBytes), part: this.packetsPart });
     this.observationCount = 0;
     this.counters = { ingested: 0, duplicates: 0, rejected: 0, evicted: 0, observationsDropped: 0, rejectReasons: {}, advertsFromFuture: 0, advertsNotNewer: 0 };
 
@@ -181,12 +185,10 @@ class PacketStore {
     let tx = this.byHash.get(packet.hash);
     const isNew = !tx;
     if (isNew) {
-      tx = packet;
-      tx.seq = ++this.seq;
-      tx.time = time;
-      // Kept as a one-byte (latin1) string: half the memory of hex. rawHex(tx) gives hex back.
-      tx.raw = Buffer.from(raw, 'hex').toString('latin1');
-      tx.observations = EMPTY_OBSERVATIONS;
+      // The raw packet is kept as a one-byte (latin1) string: half the memory of hex, and the
+      // record's getters read the header fields from it. rawHex(tx) gives hex back.
+      const content = packet.advert || (packet.message && compactMessage(packet.message)) || packet.trace || null;
+      tx = new StoredTransmission(packet.hash, ++this.seq, time, Buffer.from(raw, 'hex').toString('latin1'), this.paths.intern(packet.path), content);
       this.byHash.set(tx.hash, tx);
       this.fifo.insert(tx);
       this.indexInto(this.byType, tx.payloadType, tx);
@@ -206,17 +208,10 @@ class PacketStore {
       }
     }
 
-    const path = isNew || samePath(packet.path, tx.path) ? tx.path : packet.path;
-    const observation = {
-      observer,
-      time,
-      snr: report.snr ?? null,
-      rssi: report.rssi ?? null,
-      score: report.score ?? null,
-      // The common value as a literal, so millions of observations share one string.
-      direction: !report.direction || report.direction === 'rx' ? 'rx' : report.direction,
-      path,
-    };
+    const path = isNew || samePath(packet.path, tx.path) ? tx.path : this.paths.intern(packet.path);
+    const direction = !report.direction || report.direction === 'rx' ? 'rx' : report.direction;
+    const signal = packSignal(report.snr ?? null, report.rssi ?? null, report.score ?? null, direction);
+    const observation = new StoredObservation(observer, time, signal, path);
     // concat() makes an exact-size array; push() would reserve 16+ slots per transmission.
     tx.observations = tx.observations.concat(observation);
     this.observationCount++;
@@ -229,7 +224,7 @@ class PacketStore {
       if (node !== null && previousNode !== null && node !== previousNode) this.directory.learnAdjacency(previousNode, node);
       previousNode = node;
     }
-    this.packetsPart.add(this.options.estimatedBytes.observation + (path === tx.path ? 0 : path.length * this.options.estimatedBytes.hop));
+    this.packetsPart.add(this.options.estimatedBytes.observation);
 
     for (const view of this.views) view.apply(tx, observation, this);
     this.enforceBudget();
@@ -253,7 +248,7 @@ class PacketStore {
    */
   transmissionBytes(tx) {
     const sizes = this.options.estimatedBytes;
-    let bytes = sizes.transmission + tx.raw.length + tx.path.length * sizes.hop;
+    let bytes = sizes.transmission + tx.raw.length;
     if (tx.advert !== null) bytes += sizes.advert + (tx.advert.name ? tx.advert.name.length : 0);
     return bytes;
   }
@@ -299,11 +294,13 @@ class PacketStore {
     for (const observation of tx.observations) {
       this.removeFrom(this.byObserver, observation.observer.id, tx);
       for (const hop of observation.path) this.removePrefix(hop, tx);
-      this.packetsPart.add(-(this.options.estimatedBytes.observation + (observation.path === tx.path ? 0 : observation.path.length * this.options.estimatedBytes.hop)));
+      this.packetsPart.add(-this.options.estimatedBytes.observation);
       this.directory.observerReleased(observation.observer);
     }
     this.observationCount -= tx.observations.length;
     this.packetsPart.add(-this.transmissionBytes(tx));
+    // The shared paths are a cache of what stored packets carry: none stored, none kept.
+    if (this.fifo.length === 0) this.paths.clear();
     this.counters.evicted++;
     return tx;
   }

@@ -1,0 +1,193 @@
+'use strict';
+/**
+ * Compact records for what the store keeps: one StoredTransmission per distinct packet and one
+ * StoredObservation per observer report. A million reports make about a million of these, so
+ * each is sized to the bone (issue 8, measured with heap snapshots on the simulated meshes):
+ *
+ * - Fields that the raw bytes already hold (payload type, route, version, hash size, hop count,
+ *   size, payload offset, transport codes, src/dest/channel hash, ACK checksum, control subtype)
+ *   are prototype getters reading `raw`: no per-instance cost. A decoded packet had 22 fields
+ *   (200 bytes); a stored transmission has 7 (80 bytes).
+ * - The one per-type object (advert, decrypted message or trace) shares one field, `content`.
+ * - Times are kept as small integers (Smis) relative to a process-wide epoch: a double field
+ *   costs a separate 16-byte heap number per object.
+ * - An observation's SNR (quarter dB), RSSI, score and direction are packed into one Smi when
+ *   they are the usual values (SNR in quarter dB, integer RSSI and score in input-limits.js
+ *   ranges, direction 'rx'); anything else is kept exactly in a small frozen object instead.
+ *   7 fields and two heap numbers (112 bytes) become 4 fields (56 bytes).
+ *
+ * Readers see the same property names as before (time, payloadType, snr, ...); only writes are
+ * refused (the getters have no setters, and strict-mode code that assigns one throws).
+ */
+
+// Times are stored as `time - timeEpoch`. A Smi holds 32 signed bits on 64-bit Node without
+// pointer compression (+-24.8 days of milliseconds): the epoch is set 2^30 ms (12.4 days) after
+// the first time stored, so times from 12.4 days before the first report to 37 days after it
+// are Smis. Outside that range a time is still exact, only stored as a heap number (16 bytes more).
+const EPOCH_LEAD_MS = 2 ** 30;
+let timeEpoch = null;
+
+function timeOffset(time) {
+  if (timeEpoch === null) timeEpoch = time + EPOCH_LEAD_MS;
+  return time - timeEpoch;
+}
+
+/** The time a record's offset stands for (exact: both are integers or the sum is exact ms). */
+function timeOf(offset) {
+  return timeEpoch + offset;
+}
+
+const HEX_BYTE = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+const EMPTY_OBSERVATIONS = Object.freeze([]);
+
+/** Offset of the path-length byte in a raw (latin1) packet: after the transport codes when present. */
+function pathLengthAt(raw) {
+  const routeType = raw.charCodeAt(0) & 0x03;
+  return routeType === 0 || routeType === 3 ? 5 : 1;
+}
+
+function payloadOffsetOf(raw) {
+  const at = pathLengthAt(raw);
+  const pathLength = raw.charCodeAt(at);
+  return at + 1 + (pathLength & 0x3f) * ((pathLength >> 6) + 1);
+}
+
+/** Payload types whose first two payload bytes are destination and source hashes (REQ, RESPONSE, TXT_MSG, ANON_REQ, PATH). */
+function hasSrcDest(payloadType) {
+  return payloadType <= 2 || payloadType === 7 || payloadType === 8;
+}
+
+class StoredTransmission {
+  /**
+   * `raw` is the packet as a one-byte (latin1) string, `path` the (interned) hop list, `content`
+   * the advert, decrypted message or trace object of the decoded packet, or null.
+   */
+  constructor(hash, seq, time, raw, path, content) {
+    this.hash = hash;
+    this.seq = seq;
+    this.timeOffset = timeOffset(time);
+    this.raw = raw;
+    this.path = path;
+    this.observations = EMPTY_OBSERVATIONS;
+    this.content = content;
+  }
+
+  get time() { return timeEpoch + this.timeOffset; }
+  get routeType() { return this.raw.charCodeAt(0) & 0x03; }
+  get payloadType() { return (this.raw.charCodeAt(0) >> 2) & 0x0f; }
+  get payloadVersion() { return this.raw.charCodeAt(0) >> 6; }
+  get hashSize() { return (this.raw.charCodeAt(pathLengthAt(this.raw)) >> 6) + 1; }
+  get hopCount() { return this.raw.charCodeAt(pathLengthAt(this.raw)) & 0x3f; }
+  get size() { return this.raw.length; }
+  get payloadOffset() { return payloadOffsetOf(this.raw); }
+
+  get transportCodes() {
+    const raw = this.raw;
+    const routeType = raw.charCodeAt(0) & 0x03;
+    if (routeType !== 0 && routeType !== 3) return null;
+    return [raw.charCodeAt(1) | (raw.charCodeAt(2) << 8), raw.charCodeAt(3) | (raw.charCodeAt(4) << 8)];
+  }
+
+  get advert() { return this.payloadType === 4 ? this.content : null; }
+  get message() { return this.payloadType === 5 ? this.content : null; }
+  get trace() { return this.payloadType === 9 ? this.content : null; }
+
+  get destHash() {
+    return hasSrcDest(this.payloadType) ? HEX_BYTE[this.raw.charCodeAt(payloadOffsetOf(this.raw))] : null;
+  }
+
+  get srcHash() {
+    return hasSrcDest(this.payloadType) ? HEX_BYTE[this.raw.charCodeAt(payloadOffsetOf(this.raw) + 1)] : null;
+  }
+
+  get channelHash() {
+    const type = this.payloadType;
+    return type === 5 || type === 6 ? HEX_BYTE[this.raw.charCodeAt(payloadOffsetOf(this.raw))] : null;
+  }
+
+  get ackChecksum() {
+    if (this.payloadType !== 3) return null;
+    const at = payloadOffsetOf(this.raw);
+    return Buffer.from(this.raw.slice(at, at + 4), 'latin1').toString('hex');
+  }
+
+  get controlSubtype() {
+    return this.payloadType === 11 ? this.raw.charCodeAt(payloadOffsetOf(this.raw)) >> 4 : null;
+  }
+}
+
+// Packed signal: bits 0-8 SNR code (0 = null, else SNR x 4 + 129), bits 9-16 RSSI code
+// (0 = null, else 1 - RSSI), bits 17-26 score code (0 = null, else score + 1); direction 'rx'.
+function snrCode(snr) {
+  if (snr === null) return 0;
+  const quarters = snr * 4;
+  return Number.isInteger(quarters) && quarters >= -128 && quarters <= 128 && !Object.is(snr, -0) ? quarters + 129 : -1;
+}
+
+function rssiCode(rssi) {
+  if (rssi === null) return 0;
+  return Number.isInteger(rssi) && rssi >= -200 && rssi <= 0 && !Object.is(rssi, -0) ? 1 - rssi : -1;
+}
+
+function scoreCode(score) {
+  if (score === null) return 0;
+  return Number.isInteger(score) && score >= 0 && score <= 1000 ? score + 1 : -1;
+}
+
+/** One Smi for the usual signal values, else a frozen { snr, rssi, score, direction } kept exactly. */
+function packSignal(snr, rssi, score, direction) {
+  if (direction === 'rx') {
+    const s = snrCode(snr);
+    const r = rssiCode(rssi);
+    const q = scoreCode(score);
+    if (s >= 0 && r >= 0 && q >= 0) return s | (r << 9) | (q << 17);
+  }
+  return Object.freeze({ snr, rssi, score, direction });
+}
+
+class StoredObservation {
+  constructor(observer, time, signal, path) {
+    this.observer = observer;
+    this.timeOffset = timeOffset(time);
+    this.signal = signal;
+    this.path = path;
+  }
+
+  get time() { return timeEpoch + this.timeOffset; }
+
+  get snr() {
+    const signal = this.signal;
+    if (typeof signal !== 'number') return signal.snr;
+    const code = signal & 0x1ff;
+    return code === 0 ? null : (code - 129) / 4;
+  }
+
+  get rssi() {
+    const signal = this.signal;
+    if (typeof signal !== 'number') return signal.rssi;
+    const code = (signal >> 9) & 0xff;
+    return code === 0 ? null : 1 - code;
+  }
+
+  get score() {
+    const signal = this.signal;
+    if (typeof signal !== 'number') return signal.score;
+    const code = (signal >> 17) & 0x3ff;
+    return code === 0 ? null : code - 1;
+  }
+
+  get direction() {
+    const signal = this.signal;
+    return typeof signal === 'number' ? 'rx' : signal.direction;
+  }
+}
+
+// Make both offset fields and `signal` tagged (Smi or pointer) from the first instance: had V8
+// seen only Smis first, one out-of-range time would turn the field into a double field and box
+// it in every record.
+const tagged = [new StoredTransmission('', 0, 0, '\u0000\u0000', EMPTY_OBSERVATIONS, null), new StoredObservation(null, 0, 0, EMPTY_OBSERVATIONS)];
+for (const record of tagged) record.timeOffset = null;
+tagged[1].signal = null;
+timeEpoch = null;
+
+module.exports = { StoredTransmission, StoredObservation, packSignal, timeOf, EMPTY_OBSERVATIONS, HEX_BYTE };
