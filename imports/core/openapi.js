@@ -12,6 +12,7 @@ const { describeFilterGrammar } = require('./packet-filter');
 const { INPUT_ERRORS } = require('./input-limits');
 const { DECODE_ERRORS, PAYLOAD_TYPES, ROUTE_TYPES } = require('./decode');
 const { MESSAGE_ERRORS } = require('./observer-message');
+const { withRegionParam } = require('./analytics/region-scope');
 
 const OPENAPI_VERSION = '3.0.3';
 // Ingest limits and reasons live in imports/ingest (a floor above core): the route glue passes
@@ -78,9 +79,12 @@ function describeRule(rule) {
   return parts.join('; ');
 }
 
+// Every view takes `region` (analytics/region-scope.js); a view with its own rule keeps it.
+const REGION_NOTE = 'observer region (the <region> of meshcore/<region>/<observer>/packets): the view computed over that region\'s observations only; a region nobody reports under gives an empty result';
+
 function viewParameters(definition) {
-  return Object.entries(definition.paramsSpec).map(([name, rule]) => {
-    const note = PARAM_NOTES[`${definition.name}.${name}`];
+  return Object.entries(withRegionParam(definition.paramsSpec)).map(([name, rule]) => {
+    const note = PARAM_NOTES[`${definition.name}.${name}`] || (name === 'region' ? REGION_NOTE : undefined);
     const generic = describeRule(rule);
     const parameter = { name, in: 'query', required: Boolean(rule.required), schema: schemaForRule(rule) };
     const description = [note, generic].filter(Boolean).join('. ');

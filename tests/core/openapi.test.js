@@ -9,6 +9,7 @@ const assert = require('node:assert/strict');
 const http = require('http');
 const { buildOpenApiDocument } = require('../../imports/core/openapi');
 const { VIEW_DEFINITIONS } = require('../../imports/core/analytics');
+const { withRegionParam } = require('../../imports/core/analytics/region-scope');
 const { BATCH_DEFAULTS, BATCH_ERRORS } = require('../../imports/ingest/http-batch');
 const { createDecodeHandler } = require('../../imports/api/rest/decode-handler');
 const { createKeyring, decodePacket } = require('../../imports/core/decode');
@@ -90,8 +91,11 @@ test('every view has its GET path with each param typed from its params spec', (
     const operation = doc.paths[`/api/views/${definition.name}`] && doc.paths[`/api/views/${definition.name}`].get;
     assert.ok(operation, `${definition.name} is in the document`);
     const byName = new Map(operation.parameters.map((parameter) => [parameter.name, parameter]));
-    assert.deepEqual(Array.from(byName.keys()).sort(), Object.keys(definition.paramsSpec).sort(), `${definition.name}: params`);
-    for (const [name, rule] of Object.entries(definition.paramsSpec)) {
+    // Every view takes `region` (imports/core/analytics/region-scope.js).
+    const spec = withRegionParam(definition.paramsSpec);
+    assert.deepEqual(Array.from(byName.keys()).sort(), Object.keys(spec).sort(), `${definition.name}: params`);
+    assert.ok(byName.has('region'), `${definition.name}: region`);
+    for (const [name, rule] of Object.entries(spec)) {
       const { schema, required } = byName.get(name);
       assert.equal(required, Boolean(rule.required));
       if (rule.type === 'enum') assert.deepEqual(schema.enum, rule.values, `${definition.name}.${name}`);
