@@ -9,7 +9,10 @@
  *                                         every 100 ms; the run passes if the backlog stays bounded
  *                                         and drains at the end
  *   reload_1m_s                           1,000,000 stored transmissions (100k quick) reloaded
- *                                         from MongoDB into a fresh store (start-up path)
+ *                                         from MongoDB into a fresh store (start-up path):
+ *                                         engine replay and reading MongoDB timed apart.
+ *                                         `-- --reload-only [--transmissions=200000]` measures
+ *                                         this part alone (results/latest/server-reload.json)
  * Parts that need Meteor (bytes_per_subscriber, fanout_cpu_ratio_1000) are measured by
  * benchmarks/fanout.js when Meteor is available; here they are recorded as null with the reason.
  * Writes benchmarks/results/latest/server(-quick).json and SERVER.md (ignored); `npm run
@@ -26,9 +29,16 @@ const { renderServerReport } = require('./lib/report');
 const { writeResult, readResult } = require('./lib/results');
 
 const quick = process.argv.includes('--quick');
+// --reload-only: skip the sustained part and measure the reload alone (for iterating on it);
+// --transmissions=N sets the reload size (default 1M, 100k quick).
+const reloadOnly = process.argv.includes('--reload-only');
+const sizeArgument = process.argv.find((arg) => arg.startsWith('--transmissions='));
+// --reload-profile=FILE: a V8 CPU profile of the reload alone (open it in Chrome DevTools).
+const profileArgument = process.argv.find((arg) => arg.startsWith('--reload-profile='));
 const RATE = 2000;
 const SUSTAIN_S = quick ? 20 : 60;
-const RELOAD_TRANSMISSIONS = quick ? 100000 : 1000000;
+const RELOAD_TRANSMISSIONS = sizeArgument ? Number(sizeArgument.split('=')[1]) : quick ? 100000 : 1000000;
+if (!Number.isInteger(RELOAD_TRANSMISSIONS) || RELOAD_TRANSMISSIONS <= 0) throw new TypeError(`--transmissions must be a positive integer, got ${sizeArgument}`);
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -93,6 +103,24 @@ async function sustainedIngest(mongo) {
   };
 }
 
+/** The inspector's CPU profiler, started now; stopInto(file) writes the profile. */
+async function startProfiler() {
+  const inspector = require('inspector');
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method, params) => new Promise((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))));
+  await post('Profiler.enable');
+  await post('Profiler.start');
+  return {
+    async stopInto(file) {
+      const { profile } = await post('Profiler.stop');
+      require('fs').writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+      console.log(`  reload CPU profile: ${file}`);
+    },
+  };
+}
+
 /** Persist RELOAD_TRANSMISSIONS transmissions, then time a cold reload into a new engine. */
 async function reload(mongo) {
   const { client, collections } = await openDatabase(mongo, 'reload');
@@ -119,9 +147,11 @@ async function reload(mongo) {
   const engine = createEngine({ channels, store: { memoryBudgetBytes: 64 * 1024 ** 3 } });
   const reader = createPersistence({ collections, store: engine.store });
   const log = { info: (m) => console.log(`  ${m}`), warn: (m) => console.log(`  ${m}`), error: (m) => console.log(`  ${m}`) };
+  const profiler = profileArgument ? await startProfiler() : null;
   const started = Date.now();
   const summary = await reader.loadInto(engine, { log });
   const seconds = (Date.now() - started) / 1000;
+  if (profiler) await profiler.stopInto(profileArgument.split('=')[1]);
   const same = engine.store.size === writer.store.size && engine.store.observationCount === observationsStored;
   await client.close();
   return {
@@ -156,12 +186,39 @@ function fanoutFigures() {
   };
 }
 
+function machineFigures() {
+  return {
+    machine: { cpus: os.cpus().length, cpu: os.cpus()[0].model, memoryGiB: Math.round(os.totalmem() / 1024 ** 3), node: process.version },
+    mongo: process.env.MONGO_URL ? 'MONGO_URL' : 'mongo-java-server (in-memory backend, via the mongodb 6.x driver)',
+    load_average: os.loadavg().map((v) => Math.round(v * 100) / 100),
+  };
+}
+
 async function main() {
   // The test server keeps every document on the Java heap: give it room for 1M transmissions.
   if (!process.env.MONGO_JAVA_OPTS) process.env.MONGO_JAVA_OPTS = '-Xmx12g';
   const mongo = await startMongo();
   console.log(`MongoDB: ${process.env.MONGO_URL ? 'MONGO_URL' : 'mongo-java-server (in-memory)'} at ${mongo.url}`);
   try {
+    if (reloadOnly) {
+      // Its own result file (server-reload.json): the full result keeps its sustained part.
+      console.log(`reload of ${RELOAD_TRANSMISSIONS} transmissions (reload only)...`);
+      const reloaded = await reload(mongo);
+      console.log({ ...reloaded, summary: undefined });
+      const result = {
+        benchmark: 'server-reload',
+        quick: false,
+        date: new Date().toISOString(),
+        command: `npm run bench:server -- --reload-only${sizeArgument ? ` ${sizeArgument}` : ''}`,
+        ...machineFigures(),
+        reload_s: reloaded.reload_s,
+        reload_engine_s: reloaded.reload_engine_s,
+        reload_reading_s: reloaded.reload_reading_s,
+        reload: reloaded,
+      };
+      writeResult('server-reload', result, { quick: false });
+      return;
+    }
     console.log(`sustained ingest at ${RATE}/s for ${SUSTAIN_S} s...`);
     const sustained = await sustainedIngest(mongo);
     console.log(sustained);
@@ -173,9 +230,7 @@ async function main() {
       quick,
       date: new Date().toISOString(),
       command: `npm run bench:server${quick ? ' -- --quick' : ''}`,
-      machine: { cpus: os.cpus().length, cpu: os.cpus()[0].model, memoryGiB: Math.round(os.totalmem() / 1024 ** 3), node: process.version },
-      mongo: process.env.MONGO_URL ? 'MONGO_URL' : 'mongo-java-server (in-memory backend, via the mongodb 6.x driver)',
-      load_average: os.loadavg().map((v) => Math.round(v * 100) / 100),
+      ...machineFigures(),
       [quick ? 'reload_100k_s' : 'reload_1m_s']: reloaded.reload_s,
       sustained_ingest_per_s: sustained.sustained_ingest_per_s,
       max_backlog: sustained.max_backlog,

@@ -9,7 +9,7 @@ const { MongoClient, MongoNetworkError } = require('mongodb');
 const { startMongo } = require('./helpers/mongo-server');
 const { simulatedReports } = require('./helpers/mesh');
 const { createEngine } = require('../imports/core/engine');
-const { createPersistence, COLLECTION_NAMES, isOutageError } = require('../imports/core/persistence');
+const { createPersistence, COLLECTION_NAMES, isOutageError, replayWindows } = require('../imports/core/persistence');
 const { VIEWS_BY_NAME } = require('../imports/core/analytics');
 const { rawHex } = require('../imports/core/store');
 
@@ -405,6 +405,108 @@ test('reload with a store that evicted before the restart lands on the same wind
   // Replay starts early enough and lets the store evict down to the same window.
   assert.ok(summary.transmissions >= before.store.size);
   assertSameViews(before, after, { fromWindow: true, t });
+});
+
+test('replay windows: inside the span, increasing, none for an empty or unknown span', () => {
+  const bounds = replayWindows(1000, 1000 + 64000);
+  assert.ok(bounds.length >= 3, JSON.stringify(bounds));
+  for (let i = 0; i < bounds.length; i++) {
+    assert.ok(bounds[i] > 1000 && bounds[i] < 65000, `bound ${bounds[i]} inside the span`);
+    if (i > 0) assert.ok(bounds[i] > bounds[i - 1], 'strictly increasing');
+  }
+  assert.ok(bounds[0] - 1000 < (65000 - 1000) / 16, 'the first window is small: the replay starts early');
+  assert.deepEqual(replayWindows(5, 5), []);
+  assert.deepEqual(replayWindows(9, 5), []);
+  assert.deepEqual(replayWindows(NaN, 5), []);
+  const tiny = replayWindows(0, 3);
+  assert.deepEqual(tiny, [...new Set(tiny)].sort((a, b) => a - b), 'a tiny span keeps only distinct, increasing bounds');
+});
+
+test('reload reads in time windows; a wrong estimate of the span costs no document', async (t) => {
+  if (skipIfNoMongo(t)) return;
+  const { raw, collections } = freshCollections();
+  const { reports, channels } = simulatedReports({ seed: 14, count: 2000 });
+  const before = createEngine({ channels });
+  const persistence = createPersistence({ collections, store: before.store });
+  await persistence.ensureIndexes();
+  ingestAll(before, persistence, reports);
+  await persistence.close();
+  // The observers' first and last sightings give the span the windows divide; squeeze it into
+  // the middle of the stream so most reports fall in the open first and last windows.
+  const times = (await raw.observations.find({}, { projection: { time: 1 } }).toArray()).map((doc) => doc.time).sort((a, b) => a - b);
+  const middle = times[Math.floor(times.length / 2)];
+  await raw.observers.updateMany({}, { $set: { firstSeen: middle, lastSeen: middle + 50 } });
+  const finds = [];
+  const counting = new Proxy(collections.observations, {
+    get(target, prop) {
+      if (prop === 'find') return (filter, options) => { finds.push(filter); return target.find(filter, options); };
+      const value = target[prop];
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const after = createEngine({ channels });
+  const summary = await createPersistence({ collections: { ...collections, observations: counting } }).loadInto(after, { batchSize: 300 });
+  assert.ok(finds.length > 2, `several windows were read: ${JSON.stringify(finds)}`);
+  assert.equal(summary.skipped + summary.missingRaw + summary.rejected, 0);
+  assert.equal(after.store.size, before.store.size);
+  assert.equal(after.store.observationCount, before.store.observationCount);
+  assert.deepEqual(after.store.transmissions().map((tx) => tx.hash), before.store.transmissions().map((tx) => tx.hash));
+});
+
+test('reload does not verify stored adverts again, and restores verification for live ingest', async (t) => {
+  if (skipIfNoMongo(t)) return;
+  const { collections } = freshCollections();
+  const { reports, channels } = simulatedReports({ seed: 15, count: 1500 });
+  const before = createEngine({ channels });
+  const persistence = createPersistence({ collections, store: before.store });
+  await persistence.ensureIndexes();
+  ingestAll(before, persistence, reports);
+  await persistence.close();
+  const adverts = before.store.transmissions().filter((tx) => tx.advert !== null).length;
+  assert.ok(adverts > 0, 'the traffic has adverts');
+
+  /** A fresh engine whose decoder records the verifyAdverts value each advert decode reads. */
+  function watchedEngine() {
+    const engine = createEngine({ channels });
+    const reads = [];
+    let value = engine.store.decodeOptions.verifyAdverts;
+    Object.defineProperty(engine.store.decodeOptions, 'verifyAdverts', {
+      get() { reads.push(value); return value; },
+      set(next) { value = next; },
+      enumerable: true,
+    });
+    return { engine, reads };
+  }
+  const replayed = watchedEngine();
+  assert.equal(replayed.engine.store.decodeOptions.verifyAdverts, true);
+  replayed.reads.length = 0;
+  await createPersistence({ collections }).loadInto(replayed.engine);
+  assert.ok(replayed.reads.length >= adverts, `every stored advert was decoded (${replayed.reads.length} reads)`);
+  // The first read is the reload saving the setting to restore it; every decode after it reads false.
+  assert.equal(replayed.reads[0], true);
+  assert.ok(replayed.reads.slice(1).every((read) => read === false), 'no advert signature checked during the replay');
+  assert.equal(replayed.engine.store.decodeOptions.verifyAdverts, true, 'live ingest verifies again');
+  assert.equal(replayed.engine.store.size, before.store.size);
+
+  // Asked to, the reload verifies each advert (and the result is the same for adverts we signed).
+  const verified = watchedEngine();
+  verified.reads.length = 0;
+  const summary = await createPersistence({ collections }).loadInto(verified.engine, { verifyAdverts: true });
+  assert.ok(verified.reads.length >= adverts && verified.reads.every((read) => read === true));
+  assert.equal(summary.rejected, 0);
+  assert.equal(verified.engine.store.size, before.store.size);
+
+  // A reload that fails half-way still restores verification.
+  const failing = watchedEngine();
+  const broken = new Proxy(collections.observations, {
+    get(target, prop) {
+      if (prop === 'find') return () => { throw new Error('simulated read failure'); };
+      const value = target[prop];
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  await assert.rejects(createPersistence({ collections: { ...collections, observations: broken } }).loadInto(failing.engine), /simulated read failure/);
+  assert.equal(failing.engine.store.decodeOptions.verifyAdverts, true);
 });
 
 test('an outage during ingest loses nothing: writes wait, are retried, and land afterwards', async (t) => {

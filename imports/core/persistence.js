@@ -208,6 +208,19 @@ function shortText(value, max) {
   return typeof value === 'string' && value.length > 0 && checkText(value, max) ? value : null;
 }
 
+/** { firstSeen, lastSeen } over the observer documents' finite times (NaN when there are none). */
+function observedSpan(observerDocs) {
+  let firstSeen = Infinity;
+  let lastSeen = -Infinity;
+  for (const doc of observerDocs) {
+    const first = doc ? finite(doc.firstSeen) : null;
+    const last = doc ? finite(doc.lastSeen) : null;
+    if (first !== null && first < firstSeen) firstSeen = first;
+    if (last !== null && last > lastSeen) lastSeen = last;
+  }
+  return Number.isFinite(firstSeen) && Number.isFinite(lastSeen) ? { firstSeen, lastSeen } : { firstSeen: NaN, lastSeen: NaN };
+}
+
 /** After replay: the persisted directory knows what the replayed window may not (older adverts, hops). */
 function mergeNode(store, node, doc) {
   const firstSeen = finite(doc.firstSeen);
@@ -305,6 +318,81 @@ class BatchReader {
     // Let an outstanding getMore settle before closing the cursor under it.
     if (this.pending) await this.pending.catch(() => null);
     await this.cursor.close();
+  }
+}
+
+/**
+ * Where the replay's time windows end, as fractions of the stored time span. The first window is
+ * small so the replay starts while the server still gathers the rest (a server without a usable
+ * range index, like the tests' in-memory one, materialises and sorts a whole query before its
+ * first batch); the next window is always requested while the current one replays.
+ */
+const REPLAY_WINDOW_FRACTIONS = Object.freeze([1 / 32, 1 / 8, 1 / 4, 1 / 2, 3 / 4]);
+
+/**
+ * Window boundaries (milliseconds) between `from` and `to`: the first window is open below and
+ * the last above, so a wrong estimate of the span costs speed, never documents.
+ */
+function replayWindows(from, to) {
+  if (!Number.isFinite(from) || !Number.isFinite(to) || to <= from) return [];
+  const bounds = REPLAY_WINDOW_FRACTIONS.map((fraction) => Math.floor(from + (to - from) * fraction));
+  return bounds.filter((bound, index) => bound > from && (index === 0 || bound > bounds[index - 1]));
+}
+
+/**
+ * BatchReader's interface over several queries, one per time window, in order: the same sort
+ * within each, and windows never overlap, so the concatenation is in sort order. `open(filter)`
+ * returns a driver cursor for one window's extra filter on `time` (null: no window, everything).
+ */
+class WindowedReader {
+  constructor(open, bounds) {
+    this.open = open;
+    this.filters = [];
+    for (let i = 0; i <= bounds.length; i++) {
+      const time = {};
+      if (i > 0) time.$gte = bounds[i - 1];
+      if (i < bounds.length) time.$lt = bounds[i];
+      this.filters.push(bounds.length > 0 ? time : null);
+    }
+    this.next = 0;
+    this.current = this.openNext();
+    this.ahead = this.openNext();
+  }
+
+  openNext() {
+    return this.next < this.filters.length ? new BatchReader(this.open(this.filters[this.next++])) : null;
+  }
+
+  async nextBatch() {
+    while (this.current) {
+      const batch = await this.current.nextBatch();
+      if (batch) return batch;
+      await this.current.close();
+      this.current = this.ahead;
+      this.ahead = this.openNext();
+    }
+    return null;
+  }
+
+  async peek() {
+    while (this.current) {
+      const doc = await this.current.peek();
+      if (doc) return doc;
+      await this.current.close();
+      this.current = this.ahead;
+      this.ahead = this.openNext();
+    }
+    return null;
+  }
+
+  take() {
+    this.current.take();
+  }
+
+  async close() {
+    await Promise.all([this.current, this.ahead].filter(Boolean).map((reader) => reader.close()));
+    this.current = null;
+    this.ahead = null;
   }
 }
 
@@ -710,13 +798,14 @@ function createPersistence(options = {}) {
    * replaying persisted observations oldest first, in their original order. Call it before live
    * ingest starts. Resolves with what was replayed.
    * @param {object} engine  from createEngine(); its store must be empty
-   * @param {object} [loadOptions] { memoryBudget (bytes, default the store's), batchSize (5000), progressEvery (50000), log }
+   * @param {object} [loadOptions] { memoryBudget (bytes, default the store's), batchSize (10000), progressEvery (50000), log,
+   *   verifyAdverts (false: adverts we stored passed their signature check when they arrived) }
    */
   async function loadInto(engine, loadOptions = {}) {
     const target = engine.store;
     if (!store) store = target;
     const loadLog = loadOptions.log ? resolveLog(loadOptions.log) : log;
-    const batchSize = loadOptions.batchSize || 5000;
+    const batchSize = loadOptions.batchSize || 10000;
     const progressEvery = loadOptions.progressEvery || 50000;
     const memoryBudget = loadOptions.memoryBudget || target.options.memoryBudgetBytes;
     const startedAt = Date.now();
@@ -744,7 +833,17 @@ function createPersistence(options = {}) {
     const start = await findReplayStart(target.options, memoryBudget);
     if (start) {
       loadLog.info(`persistence: reloading up to ${start.count} transmissions${start.all ? '' : ` from ${new Date(start.time).toISOString()}`}`);
-      await replayFrom(start, target, { batchSize, progressEvery, summary, restoreDirectoryUntil, observerDocsById, log: loadLog, startedAt });
+      const span = observedSpan(observerDocs);
+      // Every stored advert passed its Ed25519 check before we wrote it, and the directory we
+      // restore from the same database is trusted as well: verifying again would cost a
+      // signature check per advert. Every other input check still runs.
+      const verifyAdverts = target.decodeOptions.verifyAdverts;
+      target.decodeOptions.verifyAdverts = loadOptions.verifyAdverts ?? false;
+      try {
+        await replayFrom(start, target, { batchSize, progressEvery, summary, restoreDirectoryUntil, observerDocsById, span, log: loadLog, startedAt });
+      } finally {
+        target.decodeOptions.verifyAdverts = verifyAdverts;
+      }
     }
 
     // New observations must sort after the replayed ones even if the wall clock stepped back.
@@ -771,16 +870,22 @@ function createPersistence(options = {}) {
    * Observations, not transmissions, drive the replay: a transmission is still heard after newer
    * ones arrive, and the store's time order must see every report where it was. Transmissions
    * (for their raw) are read alongside, in the same order their creating observations come in,
-   * so no per-batch lookup is needed. Both cursors read one batch ahead of the replay.
+   * so no per-batch lookup is needed. Both read one batch (and one time window) ahead of the replay.
    */
   async function replayFrom(start, target, context) {
-    const { batchSize, progressEvery, summary, restoreDirectoryUntil, observerDocsById, log: loadLog, startedAt } = context;
-    const filter = start.all ? {} : { time: { $gte: start.time } };
-    const observations = new BatchReader(collections.observations.find(filter, { projection: { _id: 0, at: 0 } }).sort({ time: 1, ingestOrder: 1 }).batchSize(batchSize));
-    const transmissions = new BatchReader(collections.transmissions
-      .find(filter, { projection: { raw: 1, time: 1, ingestOrder: 1 } })
+    const { batchSize, progressEvery, summary, restoreDirectoryUntil, observerDocsById, span, log: loadLog, startedAt } = context;
+    const since = start.all ? {} : { $gte: start.time };
+    const filterFor = (window) => (window || !start.all ? { time: { ...since, ...window } } : {});
+    // The directory's first and last sightings span the stored reports (an estimate is enough).
+    const bounds = replayWindows(start.all ? span.firstSeen : start.time, span.lastSeen);
+    const observations = new WindowedReader((window) => collections.observations
+      .find(filterFor(window), { projection: { _id: 0, at: 0 } })
       .sort({ time: 1, ingestOrder: 1 })
-      .batchSize(batchSize));
+      .batchSize(batchSize), bounds);
+    const transmissions = new WindowedReader((window) => collections.transmissions
+      .find(filterFor(window), { projection: { raw: 1, time: 1, ingestOrder: 1 } })
+      .sort({ time: 1, ingestOrder: 1 })
+      .batchSize(batchSize), bounds);
     const inWindow = (doc) => start.all || doc.time > start.time || doc.ingestOrder >= start.ingestOrder;
     const isLater = (a, b) => a.time > b.time || (a.time === b.time && a.ingestOrder > b.ingestOrder);
 
@@ -862,4 +967,4 @@ function createPersistence(options = {}) {
   };
 }
 
-module.exports = { createPersistence, PERSISTENCE_DEFAULTS, COLLECTION_NAMES, isOutageError };
+module.exports = { createPersistence, PERSISTENCE_DEFAULTS, COLLECTION_NAMES, isOutageError, replayWindows };
