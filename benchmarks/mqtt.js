@@ -98,9 +98,19 @@ function runPublisher() {
 // --- MeshPulse side -------------------------------------------------------------------------
 
 const quick = process.argv.includes('--quick');
+// --only=backlog_qos1,burst_qos0 runs just those parts (and writes mqtt-only.json, no report);
+// --messages=N sets the burst and backlog size, --persistence-messages=N the persistence part's.
+const argument = (name) => {
+  const found = process.argv.find((arg) => arg.startsWith(`--${name}=`));
+  return found ? found.slice(name.length + 3) : null;
+};
+const only = argument('only') ? new Set(argument('only').split(',')) : null;
+const wanted = (part) => !only || only.has(part);
 const SIZES = quick
   ? { burst: 200000, persistence: 50000, restart: 30000, restartRate: 5000, engineOnly: 30000 }
   : { burst: 1000000, persistence: 200000, restart: 100000, restartRate: 10000, engineOnly: 200000 };
+if (argument('messages')) SIZES.burst = Number(argument('messages'));
+if (argument('persistence-messages')) SIZES.persistence = Number(argument('persistence-messages'));
 /** parse + engine.ingest in this process, no MQTT: the ceiling the MQTT path is measured against. */
 function engineOnly(count) {
   const { createEngine } = require('../imports/core/engine');
@@ -254,6 +264,8 @@ async function runPart({ name, broker, publisher, count, qos, session = 'clean',
     rejected: pipeline.stats().rejected,
     event_loop_delay_ms: { p50: ms(loop.percentile(50)), p99: ms(loop.percentile(99)), max: ms(loop.max) },
     meshpulse_cpu_pct: round(((cpu.user + cpu.system) / 1000 / (Date.now() - wallBefore)) * 100, 1),
+    // Per CPU-second of MeshPulse's process: what one core sustains, whatever else runs beside it.
+    ingested_per_cpu_s: round(received / ((cpu.user + cpu.system) / 1e6)),
     peak_queue_depth: peakDepth,
     backpressure_pauses: stats.backpressurePauses,
     reconnects: stats.reconnects,
@@ -321,43 +333,69 @@ async function main() {
     await generated;
     for (const qos of [0, 1]) {
       const name = `burst_qos${qos}`;
+      if (!wanted(name)) continue;
       console.log(`${name}: ${SIZES.burst} messages...`);
       parts[name] = await runPart({ name, broker, publisher, count: SIZES.burst, qos });
       console.log(parts[name]);
     }
-    console.log(`backlog_qos1: ${SIZES.burst} messages queued by the broker while MeshPulse is away...`);
-    parts.backlog_qos1 = await runPart({ name: 'backlog_qos1', broker, publisher, count: SIZES.burst, qos: 1, session: 'persistent', backlog: true });
-    console.log(parts.backlog_qos1);
+    if (wanted('backlog_qos1')) {
+      console.log(`backlog_qos1: ${SIZES.burst} messages queued by the broker while MeshPulse is away...`);
+      parts.backlog_qos1 = await runPart({ name: 'backlog_qos1', broker, publisher, count: SIZES.burst, qos: 1, session: 'persistent', backlog: true });
+      console.log(parts.backlog_qos1);
+    }
+    if (wanted('backlog_qos1_persistence')) {
+      // The same backlog drained with write-behind to MongoDB: the persistence figure beside it.
+      mongo = mongo || await startMongo();
+      console.log(`backlog_qos1_persistence: ${SIZES.burst} messages queued while away, with persistence...`);
+      parts.backlog_qos1_persistence = await runPart({ name: 'backlog_qos1_persistence', broker, publisher, count: SIZES.burst, qos: 1, session: 'persistent', backlog: true, mongo });
+      console.log(parts.backlog_qos1_persistence);
+    }
+    if (!only) {
 
-    mongo = await startMongo();
-    console.log(`MongoDB: ${process.env.MONGO_URL ? 'MONGO_URL' : 'mongo-java-server'}; burst_qos1_persistence: ${SIZES.persistence} messages...`);
-    await publisher.request({ cmd: 'generate', seed: 2027, count: SIZES.persistence });
-    parts.burst_qos1_persistence = await runPart({ name: 'burst_qos1_persistence', broker, publisher, count: SIZES.persistence, qos: 1, mongo });
-    console.log(parts.burst_qos1_persistence);
+      mongo = mongo || await startMongo();
+      console.log(`MongoDB: ${process.env.MONGO_URL ? 'MONGO_URL' : 'mongo-java-server'}; burst_qos1_persistence: ${SIZES.persistence} messages...`);
+      await publisher.request({ cmd: 'generate', seed: 2027, count: SIZES.persistence });
+      parts.burst_qos1_persistence = await runPart({ name: 'burst_qos1_persistence', broker, publisher, count: SIZES.persistence, qos: 1, mongo });
+      console.log(parts.burst_qos1_persistence);
 
-    console.log(`restart: ${SIZES.restart} messages at ${SIZES.restartRate}/s, broker restarted twice...`);
-    await publisher.request({ cmd: 'generate', seed: 2028, count: SIZES.restart });
-    const { createSimulator } = require('../imports/core/simulate');
-    const keys = new Set(createSimulator({ seed: 2028 }).messages(SIZES.restart).map((m) => `${m.topic.split('/')[2]}|${Date.parse(m.payload.timestamp)}|${m.payload.raw}`));
-    const streamS = SIZES.restart / SIZES.restartRate;
-    parts.restart = await runPart({
-      name: 'restart', broker, publisher, count: SIZES.restart, qos: 1, session: 'persistent', rate: SIZES.restartRate, keysOf: keys,
-      during: async () => {
-        for (const at of [1 / 3, 2 / 3]) {
-          await sleep((streamS * 1000) / 3);
-          await broker.restart();
-          pin(broker.pid(), 0);
-          console.log(`  broker restarted at ~${Math.round(at * 100)}% of the stream`);
-        }
-      },
-    });
-    console.log(parts.restart);
+      console.log(`restart: ${SIZES.restart} messages at ${SIZES.restartRate}/s, broker restarted twice...`);
+      await publisher.request({ cmd: 'generate', seed: 2028, count: SIZES.restart });
+      const { createSimulator } = require('../imports/core/simulate');
+      const keys = new Set(createSimulator({ seed: 2028 }).messages(SIZES.restart).map((m) => `${m.topic.split('/')[2]}|${Date.parse(m.payload.timestamp)}|${m.payload.raw}`));
+      const streamS = SIZES.restart / SIZES.restartRate;
+      parts.restart = await runPart({
+        name: 'restart', broker, publisher, count: SIZES.restart, qos: 1, session: 'persistent', rate: SIZES.restartRate, keysOf: keys,
+        during: async () => {
+          for (const at of [1 / 3, 2 / 3]) {
+            await sleep((streamS * 1000) / 3);
+            await broker.restart();
+            pin(broker.pid(), 0);
+            console.log(`  broker restarted at ~${Math.round(at * 100)}% of the stream`);
+          }
+        },
+      });
+      console.log(parts.restart);
+    }
   } finally {
     publisher.stop();
     await broker.stop();
     if (mongo) await mongo.stop();
   }
 
+  const { writeResult } = require('./lib/results');
+  const common = {
+    date: new Date().toISOString(),
+    duration_s: Math.round((Date.now() - startedAt) / 1000),
+    machine: { cpus: os.cpus().length, cpu: os.cpus()[0].model, memoryGiB: Math.round(os.totalmem() / 1024 ** 3), node: process.version },
+    broker: { version: Object.values(parts)[0] ? Object.values(parts)[0].broker_version : null, settings: 'max_queued_messages 0, max_inflight_messages 1000, persistence true, sys_interval 1' },
+    pinning: pinned && brokerPinned ? 'MeshPulse on core 1; broker, publisher and mongo-java-server on core 0 (taskset)' : 'not pinned (taskset or a second core missing)',
+    load_average: os.loadavg().map((v) => round(v, 2)),
+    engine_only_per_s: engineOnlyPerS,
+  };
+  if (only) {
+    writeResult('mqtt-only', { benchmark: 'mqtt-only', quick: false, command: `npm run bench:mqtt -- ${process.argv.slice(2).join(' ')}`, ...common, parts });
+    return;
+  }
   const result = {
     benchmark: 'mqtt',
     quick,
@@ -385,7 +423,6 @@ async function main() {
     },
     parts,
   };
-  const { writeResult } = require('./lib/results');
   writeResult('mqtt', result, { report: 'MQTT.md', render: renderMqttReport });
   console.log(`bench:mqtt done in ${Math.round((Date.now() - startedAt) / 1000)} s`);
 }

@@ -115,6 +115,65 @@ test('pipeline: simulator messages end up in the store exactly as with direct in
   assert.ok(accepted.every((source) => source === 'sim'));
 });
 
+test('pipeline: ingestMessageNow ingests at once when nothing waits, else queues in order; same store as direct ingest', async () => {
+  const { messages, channels } = simulatorMessages(1200, 31);
+  const engine = createEngine({ channels });
+  const pipeline = createPipeline({ engine });
+  const payload = (message) => JSON.stringify(message.payload);
+  // Idle pipeline: in the caller's turn, nothing queued.
+  const first = pipeline.ingestMessageNow(messages[0].topic, payload(messages[0]), 'mqtt');
+  assert.deepEqual(first, { ingested: true, isNew: true });
+  assert.equal(engine.store.stats().observations, 1);
+  // Something queued (an HTTP batch, say): later reports queue behind it, so order holds.
+  assert.deepEqual(pipeline.submitMessage(messages[1].topic, payload(messages[1]), 'http'), { queued: true });
+  assert.deepEqual(pipeline.ingestMessageNow(messages[2].topic, payload(messages[2]), 'mqtt'), { queued: true });
+  assert.equal(engine.store.stats().observations, 1);
+  await pipeline.drain();
+  assert.equal(engine.store.stats().observations, 3);
+  // Bad input is refused at once, counted like any other.
+  assert.equal(pipeline.ingestMessageNow(messages[3].topic, '{"raw": "xyz1"}', 'mqtt').error.reason, 'not_hex');
+  assert.equal(pipeline.ingestMessageNow(messages[3].topic, 'not json', 'mqtt').error.reason, 'bad_json');
+  for (const message of messages.slice(3)) pipeline.ingestMessageNow(message.topic, payload(message), 'mqtt');
+  await pipeline.drain();
+  const expected = directIngest(messages, channels);
+  const actual = engine.store.stats();
+  assert.equal(actual.transmissions, expected.transmissions);
+  assert.equal(actual.observations, expected.observations);
+  assert.equal(actual.duplicates, expected.duplicates);
+  assert.equal(pipeline.stats().accepted, messages.length);
+  assert.deepEqual(pipeline.stats().rejectedByReason, { not_hex: 1, bad_json: 1 });
+});
+
+test('pipeline: ingestMessageNow with a persistence that returns promises queues until the write settles; drain waits for it', async () => {
+  const { messages, channels } = simulatorMessages(50, 32);
+  const engine = createEngine({ channels });
+  const writes = [];
+  const persistence = {
+    recordIngest: () => new Promise((resolve) => writes.push(resolve)),
+    recordDropped: () => {},
+  };
+  const pipeline = createPipeline({ engine, persistence });
+  const payload = (message) => JSON.stringify(message.payload);
+  assert.equal(pipeline.ingestMessageNow(messages[0].topic, payload(messages[0]), 'mqtt').ingested, true);
+  assert.equal(writes.length, 1);
+  // The first write is pending: the next report waits in the queue (back-pressure holds).
+  assert.deepEqual(pipeline.ingestMessageNow(messages[1].topic, payload(messages[1]), 'mqtt'), { queued: true });
+  let drained = false;
+  const draining = pipeline.drain().then(() => { drained = true; });
+  await sleep(20);
+  assert.equal(drained, false, 'drain waits for the pending write');
+  await waitFor(() => writes.length === 2, 'the queued report\'s write');
+  await sleep(20);
+  assert.equal(drained, false, 'drain waits for both pending writes');
+  writes.splice(0).forEach((resolve) => resolve());
+  await draining;
+  assert.equal(engine.store.stats().observations, 2);
+  // Everything settled: the next one is ingested at once again.
+  assert.equal(pipeline.ingestMessageNow(messages[2].topic, payload(messages[2]), 'mqtt').ingested, true);
+  writes.splice(0).forEach((resolve) => resolve());
+  await pipeline.drain();
+});
+
 test('pipeline: each observer\'s reports reach the engine in submit order under concurrent batches', async () => {
   const { messages } = simulatorMessages(2000, 11);
   const random = seededRandom(5);
@@ -331,7 +390,8 @@ test('mqtt: malformed payloads are counted by reason and later good ones still a
   await pipeline.drain();
   assert.deepEqual(pipeline.stats().rejectedByReason, { bad_json: 1, no_raw: 1, not_hex: 1, too_large: 1, bad_topic: 1 });
   assert.equal(engine.store.stats().observations, 20);
-  assert.equal(sources.stats()[0].rejected, 4); // the decode error is found after the queue
+  // The decode error too: with nothing queued, each message is ingested as it arrives (ingestMessageNow).
+  assert.equal(sources.stats()[0].rejected, 5);
   assert.ok(pipeline.stats().lastDropped.every((d) => d.source === `mqtt:${broker.url}`));
 });
 

@@ -278,6 +278,16 @@ class AsyncWorkQueue {
     return true;
   }
 
+  /** Tasks waiting to start (stats().depth without building the rest of stats()). */
+  get depth() {
+    return this._waiting.length;
+  }
+
+  /** Handler calls running now (stats().inFlight, as cheaply). */
+  get inFlight() {
+    return this._inFlight;
+  }
+
   /** Resolves when nothing is waiting and nothing is running (waits for resume() if paused). */
   drain() {
     if (this._isIdle()) return Promise.resolve();

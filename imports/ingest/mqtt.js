@@ -102,8 +102,8 @@ function createRate(seconds, now) {
   const slots = new Float64Array(seconds).fill(-1); // which second each slot holds
   const startedAt = now();
   return {
-    add() {
-      const second = Math.floor(now() / 1000);
+    add(at = now()) {
+      const second = Math.floor(at / 1000);
       const slot = second % seconds;
       if (slots[slot] !== second) {
         slots[slot] = second;
@@ -232,7 +232,14 @@ function createMqttSources(options = {}) {
   const connect = options.connect || mqtt.connect;
   const now = options.now || Date.now;
   const observerStatus = new Map(); // observerId -> latest status
-  const queueDepth = () => (pipeline.queue && typeof pipeline.queue.stats === 'function' ? pipeline.queue.stats().depth : 0);
+  const queueDepth = () => {
+    if (!pipeline.queue) return 0;
+    // The queue's cheap depth getter; stats() builds summaries we do not need here.
+    if (typeof pipeline.queue.depth === 'number') return pipeline.queue.depth;
+    return typeof pipeline.queue.stats === 'function' ? pipeline.queue.stats().depth : 0;
+  };
+  // Ingest at once when the pipeline can (nothing queued before it), else queue.
+  const submit = typeof pipeline.ingestMessageNow === 'function' ? pipeline.ingestMessageNow : pipeline.submitMessage;
   let stopped = false;
 
   const sources = brokers.map((config, index) => {
@@ -395,8 +402,9 @@ function createMqttSources(options = {}) {
         return;
       }
       state.messages++;
-      state.lastMessageAt = now();
-      rate.add();
+      const at = now();
+      state.lastMessageAt = at;
+      rate.add(at);
       const parsed = parseTopic(topic);
       if (parsed && regions && !regions.has(parsed.region.toUpperCase())) {
         state.filtered++;
@@ -413,7 +421,7 @@ function createMqttSources(options = {}) {
         return;
       }
       state.packets++;
-      const result = pipeline.submitMessage(topic, payload, label);
+      const result = submit(topic, payload, label);
       if (result && result.error) state.rejected++;
     });
 

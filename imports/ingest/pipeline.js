@@ -5,6 +5,7 @@
  *
  *   const pipeline = createPipeline({ engine, persistence, onIngest });
  *   pipeline.submitMessage(topic, payload, 'mqtt:broker1');  // MQTT-shaped input
+ *   pipeline.ingestMessageNow(topic, payload, 'mqtt:b1');     // the same, ingested at once when nothing waits
  *   pipeline.submitReport(report, 'replay');                   // an already-built store report
  *   await pipeline.submitBatch(bodies, 'http');                // HTTP items, waits for outcomes
  *   await pipeline.drain();
@@ -129,6 +130,9 @@ function createPipeline(options = {}) {
   let droppedCount = 0;
   const acceptedRate = new RateCounter(Math.max(...RATE_WINDOWS_SECONDS), now);
   const countPersistenceError = () => { counters.persistenceErrors++; };
+  // Bound once: these run for every accepted report.
+  const recordIngest = persistence && typeof persistence.recordIngest === 'function' ? persistence.recordIngest.bind(persistence) : null;
+  const recordDropped = persistence && typeof persistence.recordDropped === 'function' ? persistence.recordDropped.bind(persistence) : null;
 
   /** Count a rejected input, remember it in the ring and tell persistence. Never throws. */
   function reject(error, { source = null, raw = null, report = null } = {}) {
@@ -140,41 +144,66 @@ function createPipeline(options = {}) {
     dropped[droppedNext] = entry;
     droppedNext = (droppedNext + 1) % ringSize;
     droppedCount++;
-    if (persistence && typeof persistence.recordDropped === 'function') {
+    if (recordDropped) {
       // `report` is null when the input never became one (parse errors); entry.raw still says what came in.
-      callSafely(log, 'persistence.recordDropped', countPersistenceError, persistence.recordDropped.bind(persistence), report, { ...entry });
+      callSafely(log, 'persistence.recordDropped', countPersistenceError, recordDropped, report, { ...entry });
     }
     return { error: { reason, message } };
+  }
+
+  /**
+   * Ingest one report now: engine, counters, persistence, fan-out. Returns the engine's result
+   * ({ error } when refused). A persistence write that returned a promise (the core's never
+   * does) is pushed onto `writes`.
+   */
+  function ingestOne(report, source, done, writes) {
+    let result;
+    try {
+      result = engine.ingest(report) || {};
+    } catch (err) {
+      result = { error: { reason: 'ingest_error', message: `${PIPELINE_ERRORS.ingest_error}: ${err && err.message}` } };
+    }
+    if (result.error) {
+      reject(result.error, { source, report });
+      if (done) done({ error: result.error });
+      return result;
+    }
+    counters.accepted++;
+    if (!result.isNew) counters.duplicates++;
+    acceptedRate.add();
+    if (recordIngest) {
+      const write = callSafely(log, 'persistence.recordIngest', countPersistenceError, recordIngest, result, report);
+      if (write) writes.push(write);
+    }
+    if (onIngest) callSafely(log, 'onIngest', null, onIngest, result, report, source);
+    if (done) done({ isNew: result.isNew });
+    return result;
   }
 
   /** The batch handler: ingest in order, then wait for this batch's persistence writes. */
   async function ingestBatch(tasks) {
     const writes = [];
-    for (const task of tasks) {
-      let result;
-      try {
-        result = engine.ingest(task.report) || {};
-      } catch (err) {
-        result = { error: { reason: 'ingest_error', message: `${PIPELINE_ERRORS.ingest_error}: ${err && err.message}` } };
-      }
-      if (result.error) {
-        reject(result.error, { source: task.source, report: task.report });
-        if (task.done) task.done({ error: result.error });
-        continue;
-      }
-      counters.accepted++;
-      if (!result.isNew) counters.duplicates++;
-      acceptedRate.add();
-      if (persistence && typeof persistence.recordIngest === 'function') {
-        const write = callSafely(log, 'persistence.recordIngest', countPersistenceError, persistence.recordIngest.bind(persistence), result, task.report);
-        if (write) writes.push(write);
-      }
-      if (onIngest) callSafely(log, 'onIngest', null, onIngest, result, task.report, task.source);
-      if (task.done) task.done({ isNew: result.isNew });
-    }
+    for (const task of tasks) ingestOne(task.report, task.source, task.done, writes);
     // Waiting here bounds outstanding writes by the queue's concurrency (back-pressure).
     if (writes.length > 0) await Promise.all(writes);
   }
+
+  // Writes of reports ingested at once (ingestMessageNow) still pending, and drain()s waiting for them.
+  const directWrites = [];
+  let directCount = 0;
+  let directWaiters = [];
+  function trackDirectWrites() {
+    const pending = directWrites.splice(0);
+    directCount += pending.length;
+    Promise.all(pending).then(() => {
+      directCount -= pending.length;
+      if (directCount > 0) return;
+      const waiters = directWaiters;
+      directWaiters = [];
+      for (const resolve of waiters) resolve();
+    });
+  }
+  const directSettled = () => (directCount === 0 ? Promise.resolve() : new Promise((resolve) => directWaiters.push(resolve)));
 
   const queueOptions = { ...PIPELINE_DEFAULTS.queue, ...(options.queue || {}) };
   const userOnOverflow = queueOptions.onOverflow;
@@ -216,6 +245,24 @@ function createPipeline(options = {}) {
     const parsed = parseObserverMessage(topic, payload, now());
     if (parsed.error) return reject(parsed.error, { source, raw: payload });
     return enqueue(parsed.report, source, null);
+  }
+
+  /**
+   * submitMessage() for a source that delivers one message at a time and can wait (MQTT): when
+   * nothing is queued or running, the report is ingested now, in the caller's turn: no queue
+   * entry, no extra event-loop turn, and the source reads its next message only after this one
+   * (back-pressure without a queue). Otherwise it queues behind the others, so an observer's
+   * reports keep their order. Returns { ingested: true, isNew }, { queued: true } or { error }.
+   */
+  function ingestMessageNow(topic, payload, source = null) {
+    counters.submitted++;
+    const parsed = parseObserverMessage(topic, payload, now());
+    if (parsed.error) return reject(parsed.error, { source, raw: payload });
+    if (closed || queue.depth > 0 || queue.inFlight > 0 || directCount > 0) return enqueue(parsed.report, source, null);
+    const result = ingestOne(parsed.report, source, null, directWrites);
+    // An asynchronous persistence: later reports queue until this write settles.
+    if (directWrites.length > 0) trackDirectWrites();
+    return result.error ? { error: result.error } : { ingested: true, isNew: result.isNew };
   }
 
   /** A store report ({ raw, observerId, ... }) that needs no parsing. */
@@ -289,6 +336,7 @@ function createPipeline(options = {}) {
 
   return {
     submitMessage,
+    ingestMessageNow,
     submitReport,
     submitBatch,
     /** Count and remember input rejected before it reached the pipeline (e.g. a bad NDJSON line). */
@@ -296,7 +344,7 @@ function createPipeline(options = {}) {
     recentDropped,
     stats,
     /** Resolves once everything submitted so far is ingested or rejected (part-filled batches start now). */
-    drain: () => queue.flush(),
+    drain: () => Promise.all([queue.flush(), directSettled()]).then(() => {}),
     /** Refuse further input, finish what is queued. */
     close() {
       closed = true;
