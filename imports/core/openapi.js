@@ -110,6 +110,7 @@ function viewPath(definition) {
         400: errorResponse('a parameter is missing, unknown, of the wrong type or out of range (`bad_params`)'),
         405: errorResponse('not GET'),
         500: errorResponse('the view could not compute its snapshot (`snapshot_failed`)'),
+        503: errorResponse('with `region`: too many region-scoped instances were built in the last minute (`region_scope_busy`); retry after the `Retry-After` seconds'),
       },
     },
   };

@@ -56,7 +56,8 @@ class SnapshotError extends Error {
     const detail = cause && cause.message ? cause.message : String(cause);
     super(`view "${viewName}" could not compute its snapshot: ${detail}`);
     this.name = 'SnapshotError';
-    this.error = 'snapshot-failed';
+    // A refusal that says when to come back (region-scope-busy) keeps its own code for clients.
+    this.error = cause && cause.retryAfterSeconds && typeof cause.error === 'string' ? cause.error : 'snapshot-failed';
     this.reason = this.message;
     this.viewName = viewName;
     this.cause = cause;

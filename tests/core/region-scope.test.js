@@ -288,3 +288,56 @@ test('the publish hub serves a region-scoped view with no view-specific code', (
   whole.stop();
   hub.close();
 });
+
+test('one instance slot: switching views in a region keeps its store fed; creations per minute are bounded', () => {
+  const { reports, channels } = simulatedReports({ seed: 17, count: 1600 });
+  let clock = 0;
+  const engine = createEngine({ channels, regionScope: { maxInstances: 1, maxCreationsPerMinute: 4, clock: () => clock } });
+  const region = regionsOf(reports)[0];
+  const reference = createEngine({ channels });
+  const feed = (report) => {
+    engine.ingest(report);
+    if (report.region === region) reference.ingest(report);
+  };
+  reports.slice(0, 800).forEach(feed);
+  engine.snapshot('stats', { region });
+  engine.snapshot('rf', { region }); // the stats instance makes room; the region store stays
+  assert.equal(engine.regionScopes.instances, 1);
+  reports.slice(800).forEach(feed);
+  const now = engine.store.lastTime;
+  assertClose(engine.snapshot('rf', { region }, now), reference.snapshot('rf', {}, now));
+  // Creations so far: the region store (with its first instance, stats) and rf: 2 of 4. Two more, then refused until a minute passed.
+  engine.snapshot('stats', { region }, now);
+  engine.snapshot('hashSizes', { region }, now);
+  assert.throws(() => engine.snapshot('topology', { region }, now), (err) => err.error === 'region-scope-busy' && /maxCreationsPerMinute/.test(err.message));
+  assert.equal(engine.regionScopes.counters.refusedBusy, 1);
+  assert.equal(engine.regionScopes.instances, 1, 'a refusal drops nothing');
+  // Through the publish hub the refusal keeps its code (clients retry), and no group is left behind.
+  const hub = new PublishHub((name) => engine.views.get(name), { publishIntervalMs: 0 });
+  assert.throws(() => hub.subscribe('topology', { region }, { added() {}, changed() {}, removed() {} }), (err) => err.error === 'region-scope-busy');
+  assert.equal(hub.groups.size, 0);
+  clock += 60000;
+  assertClose(engine.snapshot('topology', { region }, now), reference.snapshot('topology', {}, now));
+});
+
+test('a scoped view that throws while fed never breaks ingest: its region store is dropped and rebuilt on the next read', () => {
+  const { reports, channels } = simulatedReports({ seed: 18, count: 1200 });
+  const engine = createEngine({ channels });
+  const region = regionsOf(reports)[0];
+  reports.slice(0, 600).forEach((report) => engine.ingest(report));
+  engine.snapshot('rf', { region });
+  const scope = engine.regionScopes.regions.get(region);
+  scope.entries.get('rf').instance.apply = () => { throw new Error('boom'); };
+  const rejectedBefore = engine.store.counters.rejected;
+  for (const report of reports.slice(600)) engine.ingest(report);
+  assert.equal(engine.store.counters.rejected, rejectedBefore, 'nothing refused');
+  assert.equal(engine.store.counters.ingested, 1200);
+  assert.equal(engine.regionScopes.regions.size, 0);
+  assert.ok(engine.regionScopes.counters.failures >= 1);
+  assert.match(engine.regionScopes.stats().lastError.message, /boom/);
+  assert.equal(Math.round(engine.store.memory.parts.get('regionScopes').bytes), 0);
+  const reference = createEngine({ channels });
+  for (const report of reports) if (report.region === region) reference.ingest(report);
+  const now = engine.store.lastTime;
+  assertClose(engine.snapshot('rf', { region }, now), reference.snapshot('rf', {}, now));
+});

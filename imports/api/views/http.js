@@ -42,6 +42,11 @@ export function registerRestApi({ handlers, engine, cache, decorate, health, set
       const snapshot = await cache.get(name, params, view.versionFor(params), () => decorate(name, view.snapshot(params, Date.now())));
       return sendJson(res, 200, snapshot);
     } catch (err) {
+      // Too many region-scoped instances built this minute (imports/core/analytics/region-scope.js).
+      if (err && err.retryAfterSeconds) {
+        res.setHeader('retry-after', String(err.retryAfterSeconds));
+        return sendJson(res, 503, { error: 'region_scope_busy', message: err.message });
+      }
       return sendJson(res, 500, { error: 'snapshot_failed', message: new SnapshotError(name, err).message });
     }
   });

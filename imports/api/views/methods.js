@@ -7,7 +7,10 @@ import { Meteor } from 'meteor/meteor';
 import { check, Match } from 'meteor/check';
 import { SnapshotError } from '/imports/core/publish-hub';
 
-/** The view's answer, or a clear Meteor.Error naming the view when it cannot compute. */
+/**
+ * The view's answer, or a clear Meteor.Error naming the view when it cannot compute
+ * (`region-scope-busy` when too many region-scoped instances were built this minute: retry).
+ */
 async function snapshotOrFail(viewName, compute) {
   try {
     return await compute();

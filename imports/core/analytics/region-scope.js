@@ -37,7 +37,22 @@ const REGION_SCOPE_DEFAULTS = Object.freeze({
   idleMs: 10 * 60 * 1000,
   // Idle instances are also looked for every this many observations fed (not only on reads).
   sweepEveryObservations: 4096,
+  // New scoped instances per minute: each one catches up on the region's stored packets, so a
+  // client cycling through more (view, region) pairs than maxInstances would otherwise make the
+  // server rebuild them without end. Past it a request gets RegionScopeBusy (retry shortly).
+  maxCreationsPerMinute: 120,
 });
+
+/** Too many scoped instances were created in the last minute; shaped like a Meteor.Error. */
+class RegionScopeBusy extends Error {
+  constructor(viewName, region, limit) {
+    super(`view "${viewName}" for region ${JSON.stringify(region)}: ${limit} region-scoped instances were created in the last minute (maxCreationsPerMinute); retry in a minute`);
+    this.name = 'RegionScopeBusy';
+    this.error = 'region-scope-busy';
+    this.reason = this.message;
+    this.retryAfterSeconds = 60;
+  }
+}
 
 const TRACE = 9;
 // What input-limits.js accepts as a region: at most 64 printable characters. Shown in OpenAPI.
@@ -136,7 +151,9 @@ class RegionScopes {
     this.highWater = 0;
     this.part = null; // the main account's `regionScopes` part, created on first use
     this.fedSinceSweep = 0;
-    this.counters = { created: 0, droppedOverCap: 0, droppedIdle: 0, regionStoresCreated: 0, catchUpObservations: 0, evictionsDeferred: 0, heardAgainWhileWaiting: 0, emptyAnswers: 0 };
+    this.creations = []; // times of recent creations, oldest first (at most maxCreationsPerMinute)
+    this.counters = { created: 0, droppedOverCap: 0, droppedIdle: 0, regionStoresCreated: 0, catchUpObservations: 0, evictionsDeferred: 0, heardAgainWhileWaiting: 0, emptyAnswers: 0, refusedBusy: 0, failures: 0 };
+    this.lastError = null;
     // Registered with the main store like a view: every stored observation, every eviction.
     this.feeder = {
       name: 'regionScopes',
@@ -192,20 +209,41 @@ class RegionScopes {
     const now = this.clock();
     this.sweepIdle(now);
     let scope = this.regions.get(region);
+    let created = false;
     if (!scope) {
       if (!this.isReported(region)) return this.emptyInstance(viewName);
+      this.spendCreation(viewName, region, now);
       scope = this.createScope(region);
+      created = true;
     }
     let entry = scope.entries.get(viewName);
     if (!entry) {
-      this.makeRoom();
-      entry = this.createEntry(scope, this.definitions.get(viewName));
+      try {
+        if (!created) this.spendCreation(viewName, region, now);
+        this.makeRoom(scope);
+        entry = this.createEntry(scope, this.definitions.get(viewName));
+      } catch (err) {
+        // A region store with no instance would be fed for nothing: it goes with the failure.
+        if (scope.entries.size === 0) this.dropScope(scope);
+        throw err;
+      }
       this.instances++;
       this.counters.created++;
       this.charge(scope);
     }
     entry.lastUsed = now;
     return entry;
+  }
+
+  /** Count one creation (a region store, or an instance) against maxCreationsPerMinute. */
+  spendCreation(viewName, region, now) {
+    const recent = this.creations;
+    while (recent.length > 0 && now - recent[0] >= 60000) recent.shift();
+    if (recent.length >= this.options.maxCreationsPerMinute) {
+      this.counters.refusedBusy++;
+      throw new RegionScopeBusy(viewName, region, this.options.maxCreationsPerMinute);
+    }
+    recent.push(now);
   }
 
   /** Has any observer in the directory reported under this region? */
@@ -270,22 +308,28 @@ class RegionScopes {
     const facade = Object.create(scope.store);
     facade.memory = account;
     const instance = definition.create(facade);
-    scope.store.addView(instance); // catches up on the region store
+    try {
+      scope.store.addView(instance); // catches up on the region store
+    } catch (err) {
+      const at = scope.store.views.indexOf(instance);
+      if (at >= 0) scope.store.views.splice(at, 1);
+      throw err;
+    }
     const entry = { viewName: definition.name, instance, account, base: this.highWater + 1, lastUsed: this.clock() };
     this.highWater = entry.base;
     scope.entries.set(definition.name, entry);
     return entry;
   }
 
-  /** Drop least recently used instances until one more fits under maxInstances. */
-  makeRoom() {
+  /** Drop least recently used instances until one more fits (`keep`: the region store about to get it stays). */
+  makeRoom(keep) {
     while (this.instances >= this.options.maxInstances) {
       let oldest = null;
       for (const scope of this.regions.values()) {
         for (const entry of scope.entries.values()) if (oldest === null || entry.lastUsed < oldest.entry.lastUsed) oldest = { scope, entry };
       }
       if (oldest === null) return;
-      this.dropEntry(oldest.scope, oldest.entry);
+      this.dropEntry(oldest.scope, oldest.entry, oldest.scope === keep);
       this.counters.droppedOverCap++;
     }
   }
@@ -302,7 +346,7 @@ class RegionScopes {
     }
   }
 
-  dropEntry(scope, entry) {
+  dropEntry(scope, entry, keepScope = false) {
     const views = scope.store.views;
     const at = views.indexOf(entry.instance);
     if (at >= 0) views.splice(at, 1);
@@ -310,13 +354,14 @@ class RegionScopes {
     this.instances--;
     // Its versions reach at most base + its overall version.
     this.highWater = Math.max(this.highWater, entry.base + entry.instance.version);
-    if (scope.entries.size === 0) {
-      this.regions.delete(scope.region);
-      if (this.part) this.part.add(-scope.charged);
-      scope.charged = 0;
-    } else {
-      this.charge(scope);
-    }
+    if (scope.entries.size === 0 && !keepScope) this.dropScope(scope);
+    else this.charge(scope);
+  }
+
+  dropScope(scope) {
+    this.regions.delete(scope.region);
+    if (this.part) this.part.add(-scope.charged);
+    scope.charged = 0;
   }
 
   /** Keep the main account's `regionScopes` part equal to what the region stores hold. */
@@ -353,18 +398,37 @@ class RegionScopes {
     if (!region) return;
     const scope = this.regions.get(region);
     if (!scope) return;
-    this.feed(scope, tx, observation);
-    this.charge(scope);
+    try {
+      this.feed(scope, tx, observation);
+      this.charge(scope);
+    } catch (err) {
+      this.fail(scope, err);
+    }
+  }
+
+  /**
+   * A scoped view that throws while fed must not break ingest into the store: its region store
+   * (whose state may now be half-updated) is dropped, counted, and built again on the next read.
+   */
+  fail(scope, err) {
+    this.counters.failures++;
+    this.lastError = { region: scope.region, message: err && err.message ? String(err.message).slice(0, 300) : String(err), at: this.clock() };
+    for (const entry of Array.from(scope.entries.values())) this.dropEntry(scope, entry, true);
+    this.dropScope(scope);
   }
 
   onEvict(tx) {
     if (this.regions.size === 0) return;
-    for (const scope of this.regions.values()) {
+    for (const scope of Array.from(this.regions.values())) {
       const copy = scope.store.byHash.get(tx.hash);
       if (copy === undefined) continue;
-      scope.evicted.add(copy);
-      this.drainEvicted(scope);
-      this.charge(scope);
+      try {
+        scope.evicted.add(copy);
+        this.drainEvicted(scope);
+        this.charge(scope);
+      } catch (err) {
+        this.fail(scope, err);
+      }
     }
   }
 
@@ -389,8 +453,8 @@ class RegionScopes {
     for (const scope of this.regions.values()) {
       regions.push({ region: scope.region, views: Array.from(scope.entries.keys()), transmissions: scope.store.size, evictedWaiting: scope.evicted.size, bytes: Math.round(scope.charged) });
     }
-    return { instances: this.instances, maxInstances: this.options.maxInstances, idleMs: this.options.idleMs, bytes: this.part ? Math.round(this.part.bytes) : 0, regions, ...this.counters };
+    return { instances: this.instances, maxInstances: this.options.maxInstances, idleMs: this.options.idleMs, bytes: this.part ? Math.round(this.part.bytes) : 0, regions, ...this.counters, lastError: this.lastError };
   }
 }
 
-module.exports = { RegionScopes, REGION_SCOPE_DEFAULTS, REGION_PARAM, withRegionParam, handlesRegion, regionCopy };
+module.exports = { RegionScopes, RegionScopeBusy, REGION_SCOPE_DEFAULTS, REGION_PARAM, withRegionParam, handlesRegion, regionCopy };
