@@ -341,3 +341,25 @@ test('a scoped view that throws while fed never breaks ingest: its region store 
   const now = engine.store.lastTime;
   assertClose(engine.snapshot('rf', { region }, now), reference.snapshot('rf', {}, now));
 });
+
+test('hostile streams with every region scoped: nothing throws, every region snapshot computes, the charge stays inside the budget', () => {
+  const { hostileReports, HOSTILE_CLASSES } = require('../../imports/core/simulate/hostile');
+  const budget = 4e6;
+  const engine = createEngine({ store: { memoryBudgetBytes: budget }, regionScope: { maxInstances: 24, maxCreationsPerMinute: 1e9 } });
+  const classes = Array.isArray(HOSTILE_CLASSES) ? HOSTILE_CLASSES : Object.keys(HOSTILE_CLASSES);
+  const scoped = ['stats', 'rf', 'topology', 'subpaths', 'neighbours', 'nodes', 'hashSizes', 'traces'];
+  for (const className of classes) {
+    const reports = hostileReports(className, 300, { seed: 3 });
+    reports.forEach((report, i) => {
+      engine.ingest(report);
+      if (i % 100 === 99) {
+        const regions = Array.from(new Set(Array.from(engine.store.observers.values()).map((o) => o.region).filter(Boolean))).slice(0, 3);
+        for (const region of regions) for (const name of scoped) engine.snapshot(name, { region });
+      }
+    });
+  }
+  assert.ok(engine.regionScopes.counters.created > 0, 'scopes were built');
+  assert.equal(engine.regionScopes.counters.failures, 0);
+  assert.ok(engine.regionScopes.instances <= 24);
+  assert.ok(engine.store.bytes <= budget * 1.25, `${engine.store.bytes} within the budget`);
+});
