@@ -166,3 +166,36 @@ test('mqtt source: the window is bounded: a repeat older than the window is inge
   assert.equal(sources.stats()[0].redelivered, 50);
   assert.equal(pipeline.stats().accepted, 110);
 });
+
+test('mqtt source: QoS 0 messages are never re-delivered, so they skip the window', async (t) => {
+  const { messages, pipeline, sources, fake } = setup();
+  t.after(() => sources.stop());
+  const client = fake.clients[0];
+  const m = messages[0];
+  for (let i = 0; i < 2; i++) client.emit('message', m.topic, Buffer.from(m.payload), { topic: m.topic, qos: 0, dup: false });
+  await pipeline.drain();
+  const stats = sources.stats()[0];
+  assert.equal(stats.redelivered, 0);
+  assert.equal(stats.packets, 2);
+  // The same at QoS 1 is a re-delivery.
+  for (let i = 0; i < 2; i++) client.emit('message', messages[1].topic, Buffer.from(messages[1].payload), { topic: messages[1].topic, qos: 1, dup: false });
+  assert.equal(sources.stats()[0].redelivered, 1);
+});
+
+test('mqtt source: the acknowledgements of one event-loop turn share one socket write (cork until the turn ends)', async (t) => {
+  const { sources, fake } = setup();
+  t.after(() => sources.stop());
+  const client = fake.clients[0];
+  const stream = { corked: 0, corks: 0, destroyed: false, cork() { this.corked++; this.corks++; }, uncork() { this.corked--; } };
+  client.stream = stream;
+  let handled = 0;
+  for (let i = 0; i < 100; i++) client.handleMessage({ qos: 1, topic: 't' }, () => { handled++; });
+  assert.equal(handled, 100);
+  assert.equal(stream.corks, 1, 'one cork for the whole turn');
+  assert.equal(stream.corked, 1, 'held until the turn ends');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(stream.corked, 0, 'released at the end of the turn');
+  // QoS 0 has no acknowledgement to hold.
+  client.handleMessage({ qos: 0, topic: 't' }, () => {});
+  assert.equal(stream.corks, 1);
+});

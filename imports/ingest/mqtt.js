@@ -18,8 +18,8 @@
  * behind and delivers them on reconnect (what the broker must be configured for: README "Ingest").
  *
  * Re-deliveries. QoS 1 is at least once: after a broker restart (or any lost PUBACK) the broker
- * sends some messages again, byte for byte. Each broker keeps the identities (SHA-1 of topic +
- * payload) of its last `redeliveryWindow` packet messages; an identical message within them is
+ * sends some messages again, byte for byte. Each broker keeps the identities (topic + SHA-1 of
+ * the payload) of its last `redeliveryWindow` QoS 1/2 packet messages; an identical message within them is
  * counted as `redelivered` and not ingested again. A packet an observer heard twice by different
  * paths differs in its raw bytes (or timestamp), so it is a new message and is ingested.
  *
@@ -65,7 +65,8 @@ const BROKER_DEFAULTS = Object.freeze({
   keepaliveSeconds: 60,
   // Identities of the last this-many packet messages, to skip QoS 1 re-deliveries (0 = off).
   // A broker re-sends on reconnect what was in flight (mosquitto: max_inflight_messages), so
-  // 100,000 leaves a wide margin; about 80 bytes each, ≈ 8 MB per broker.
+  // 100,000 leaves a wide margin; about 120 bytes each (topic + hash), ≈ 12 MB per broker.
+  // QoS 0 messages are never sent twice and skip it.
   redeliveryWindow: 100000,
 });
 
@@ -149,14 +150,16 @@ function createRecentWindow(capacity) {
 
 // crypto.hash (Node >= 20.12) is one call; createHash is the fallback.
 const sha1 = typeof crypto.hash === 'function'
-  ? (text) => crypto.hash('sha1', text, 'base64')
-  : (text) => crypto.createHash('sha1').update(text, 'latin1').digest('base64');
+  ? (bytes) => crypto.hash('sha1', bytes, 'base64')
+  : (bytes) => crypto.createHash('sha1').update(bytes).digest('base64');
 
-/** One MQTT message's identity: a re-delivery has the same topic and the same payload bytes. */
+/**
+ * One MQTT message's identity: a re-delivery has the same topic and the same payload bytes.
+ * The topic as it is (topics never hold NUL), then the SHA-1 of the payload's bytes, hashed
+ * straight from the Buffer (no string copy of the payload per message).
+ */
 function messageIdentity(topic, payload) {
-  // latin1 maps each byte to one char, so distinct payloads stay distinct; topics never hold NUL.
-  const bytes = Buffer.isBuffer(payload) ? payload.toString('latin1') : Buffer.from(String(payload)).toString('latin1');
-  return sha1(`${topic}\0${bytes}`);
+  return `${topic}\0${sha1(Buffer.isBuffer(payload) ? payload : Buffer.from(String(payload)))}`;
 }
 
 /** PEM text as is; anything else is read as a file path. */
@@ -321,7 +324,24 @@ function createMqttSources(options = {}) {
     // for as long as the broker has bytes queued; every BACKPRESSURE_CHECK_EVERY messages we
     // also yield one event-loop turn (setImmediate), so DDP and timers keep running in a burst.
     const handleMessage = client.handleMessage.bind(client);
+    // PUBACKs of one event-loop turn leave in one socket write: mqtt.js corks the socket per packet
+    // and uncorks on the next tick, which is one write system call per QoS 1 message; an outer
+    // cork held until the turn ends (setImmediate) makes those inner uncorks wait for ours.
+    let corkedStream = null;
+    const uncorkAcks = () => {
+      const stream = corkedStream;
+      corkedStream = null;
+      if (stream && !stream.destroyed) stream.uncork();
+    };
+    const corkAcks = () => {
+      const stream = client.stream;
+      if (corkedStream !== null || !stream || typeof stream.cork !== 'function' || stream.destroyed) return;
+      corkedStream = stream;
+      stream.cork();
+      setImmediate(uncorkAcks);
+    };
     client.handleMessage = (packet, callback) => {
+      if (packet && packet.qos > 0) corkAcks();
       if (++sinceCheck < BACKPRESSURE_CHECK_EVERY) return handleMessage(packet, callback);
       sinceCheck = 0;
       if (queueDepth() <= broker.highWater) return setImmediate(() => handleMessage(packet, callback));
@@ -396,7 +416,7 @@ function createMqttSources(options = {}) {
       state.broker.droppedSinceStart = (state.broker.droppedSinceStart || 0) + increase;
     }
 
-    client.on('message', (topic, payload) => {
+    client.on('message', (topic, payload, packet) => {
       if (topic.charCodeAt(0) === 36 /* $ */) {
         recordSys(topic, payload);
         return;
@@ -416,7 +436,8 @@ function createMqttSources(options = {}) {
         return;
       }
       // Packets, and topics we can't read (counted as bad_topic by the pipeline).
-      if (recent.capacity > 0 && recent.seen(messageIdentity(topic, payload))) {
+      // QoS 0 is at most once: never re-delivered, so not worth an identity.
+      if (recent.capacity > 0 && !(packet && packet.qos === 0) && recent.seen(messageIdentity(topic, payload))) {
         state.redelivered++;
         return;
       }
