@@ -166,6 +166,28 @@ function publicKeyOf(payload) {
  */
 function verifyAdvertSignature(payload) {
   if (payload.length < 100) return false;
+  // The same signed bytes give the same answer: an advert replayed after its first copy left the
+  // store (its content hash no longer known) is not verified again (~150 us each here).
+  const signedBytes = payload.toString('latin1');
+  const known = verifiedAdverts.get(signedBytes);
+  if (known !== undefined) return known;
+  const valid = verifyUncached(payload);
+  const slot = verifiedNext;
+  verifiedNext = slot + 1 === VERIFIED_CACHE_SIZE ? 0 : slot + 1;
+  if (verifiedRing[slot] !== null) verifiedAdverts.delete(verifiedRing[slot]);
+  verifiedRing[slot] = signedBytes;
+  verifiedAdverts.set(signedBytes, valid);
+  return valid;
+}
+
+// Recent advert payloads (all of their bytes, so a replayed signature over other bytes is never
+// taken for verified) -> whether they verified; a ring overwrites the oldest.
+const VERIFIED_CACHE_SIZE = 1024;
+const verifiedAdverts = new Map();
+const verifiedRing = new Array(VERIFIED_CACHE_SIZE).fill(null);
+let verifiedNext = 0;
+
+function verifyUncached(payload) {
   try {
     const publicKey = publicKeyOf(payload);
     const signed = Buffer.concat([payload.subarray(0, 36), payload.subarray(100)]);

@@ -24,8 +24,8 @@ const HEX_RE = /^[0-9a-fA-F]+$/;
 const MAX_KNOWN = 5;
 // A key entry: object, its neighbours Map, the outer Map entry.
 const KEY_BYTES = BYTES.object + 3 * BYTES.field + BYTES.map + BYTES.mapEntry;
-// A link: object with 7 fields and one entry in each side's neighbours Map.
-const LINK_BYTES = BYTES.object + 7 * BYTES.field + 2 * BYTES.mapEntry + 2 * BYTES.heapNumber;
+// A link: object with 9 fields and one entry in each side's neighbours Map.
+const LINK_BYTES = BYTES.object + 9 * BYTES.field + 2 * BYTES.mapEntry + 2 * BYTES.heapNumber;
 
 function createState(store) {
   return {
@@ -36,8 +36,16 @@ function createState(store) {
   };
 }
 
+// Observer record -> its key: computed once per observer, not per observation.
+const observerKeys = new WeakMap();
+
 function observerKey(observer) {
-  return HEX_RE.test(observer.id) ? observer.id.toLowerCase() : observer.id;
+  let key = observerKeys.get(observer);
+  if (key === undefined) {
+    key = HEX_RE.test(observer.id) ? observer.id.toLowerCase() : observer.id;
+    observerKeys.set(observer, key);
+  }
+  return key;
 }
 
 /** The sender of a zero-hop packet, when the packet names one. */
@@ -59,22 +67,24 @@ function keyEntry(state, key) {
 /** Count one sighting of the link a-b (sign -1 undoes one). Returns nothing; frees at zero. */
 function countLink(state, a, b, time, snr, sign) {
   if (a === b) return;
-  let left = state.keys.get(a);
+  const left = state.keys.get(a);
   let link = left === undefined ? undefined : left.neighbours.get(b);
-  if (!link) {
+  if (link === undefined) {
     if (sign < 0) return; // nothing to undo (cannot happen while apply and evict mirror)
-    left = keyEntry(state, a);
-    const right = keyEntry(state, b);
-    link = { a: a < b ? a : b, b: a < b ? b : a, count: 0, lastSeen: 0, snrCount: 0, snrQuarters: 0, snrOther: 0 };
-    left.neighbours.set(b, link);
-    right.neighbours.set(a, link);
+    const first = a < b ? keyEntry(state, a) : keyEntry(state, b);
+    const second = a < b ? keyEntry(state, b) : keyEntry(state, a);
+    // Both key entries ride on the link, so a sighting looks up one key, not both.
+    link = { a: first.key, b: second.key, count: 0, lastSeen: 0, snrCount: 0, snrQuarters: 0, snrOther: 0, entryA: first, entryB: second };
+    first.neighbours.set(second.key, link);
+    second.neighbours.set(first.key, link);
     state.links++;
     if (state.part) state.part.add(LINK_BYTES);
   }
-  const right = state.keys.get(b);
+  const entryA = link.entryA;
+  const entryB = link.entryB;
   link.count += sign;
-  left.count += sign;
-  right.count += sign;
+  entryA.count += sign;
+  entryB.count += sign;
   if (sign > 0 && time > link.lastSeen) link.lastSeen = time;
   if (snr !== null) {
     link.snrCount += sign;
@@ -85,17 +95,19 @@ function countLink(state, a, b, time, snr, sign) {
     if (link.snrCount === 0) link.snrOther = 0;
   }
   if (link.count === 0) {
-    left.neighbours.delete(b);
-    right.neighbours.delete(a);
+    entryA.neighbours.delete(entryB.key);
+    entryB.neighbours.delete(entryA.key);
     state.links--;
     if (state.part) state.part.add(-LINK_BYTES);
+    if (entryA.count === 0) dropKey(state, entryA);
+    if (entryB.count === 0) dropKey(state, entryB);
   }
-  for (const entry of [left, right]) {
-    if (entry.count === 0) {
-      state.keys.delete(entry.key);
-      if (state.part) state.part.add(-(KEY_BYTES + keyBytes(entry.key)));
-    }
-  }
+}
+
+/** A key no stored link names any more. */
+function dropKey(state, entry) {
+  state.keys.delete(entry.key);
+  if (state.part) state.part.add(-(KEY_BYTES + keyBytes(entry.key)));
 }
 
 /** Apply (sign 1) or undo (sign -1) one observation's links; returns the keys it touched. */

@@ -86,6 +86,15 @@ class Matches {
   constructor() {
     this.keys = [];
     this.flags = [];
+    // For a transmission's running union (see KnownKeys): how many of its observations it holds.
+    this.observationsMatched = 0;
+  }
+
+  clear() {
+    this.keys.length = 0;
+    this.flags.length = 0;
+    this.observationsMatched = 0;
+    return this;
   }
 
   add(key, flags) {
@@ -104,7 +113,74 @@ class Matches {
   }
 }
 
-const NO_MATCHES = new Matches();
+// Reused for the keys of the observation being applied: nothing keeps it past one apply().
+const scratchOwn = new Matches();
+
+/**
+ * The keys the earlier observations of recent transmissions named, so that apply() tells a new
+ * key from a known one without re-matching every earlier path of the transmission (on a large
+ * mesh a transmission has dozens of observations: that re-matching was quadratic per
+ * transmission). Bounded: the oldest entries go first, and a transmission whose entry went (or
+ * is out of step, e.g. a late view replaying) is matched from its observations again, as before.
+ * Holds references to at most KNOWN_KEYS_SIZE transmissions and their few keys (~0.5 MB).
+ */
+const KNOWN_KEYS_SIZE = 2048;
+
+class KnownKeys {
+  constructor() {
+    // A ring of slots, oldest overwritten first (Map.keys().next() after many deletes from the
+    // front would skip every deleted entry each time).
+    this.slotOf = new Map(); // tx -> its slot
+    this.transmissions = new Array(KNOWN_KEYS_SIZE).fill(null);
+    this.unions = []; // slot -> Matches over its tx's observations [0, observationsMatched)
+    this.next = 0;
+  }
+
+  /** Matches of tx's observations before `index` (none before the first: an empty union). */
+  before(tx, index) {
+    let slot = this.slotOf.get(tx);
+    let union;
+    if (slot !== undefined) {
+      union = this.unions[slot];
+      if (union.observationsMatched === index) return union;
+    } else {
+      slot = this.next;
+      this.next = slot + 1 === KNOWN_KEYS_SIZE ? 0 : slot + 1;
+      const previous = this.transmissions[slot];
+      if (previous !== null) this.slotOf.delete(previous);
+      this.transmissions[slot] = tx;
+      this.slotOf.set(tx, slot);
+      union = this.unions[slot];
+      if (union === undefined) {
+        union = new Matches();
+        this.unions.push(union);
+      }
+    }
+    union.clear();
+    if (index > 0) {
+      matchStatic(tx, union);
+      const observations = tx.observations;
+      for (let i = 0; i < index; i++) if (!seenPath(observations, i)) matchPath(observations[i].path, union);
+    }
+    union.observationsMatched = index;
+    return union;
+  }
+
+  /** Fold the observation at `index` (whose keys are `own`) into tx's union. */
+  advance(union, own, index) {
+    if (union.observationsMatched !== index) return;
+    for (let m = 0; m < own.keys.length; m++) union.add(own.keys[m], own.flags[m]);
+    union.observationsMatched = index + 1;
+  }
+
+  forget(tx) {
+    const slot = this.slotOf.get(tx);
+    if (slot === undefined) return;
+    this.slotOf.delete(tx);
+    this.transmissions[slot] = null;
+    this.unions[slot].clear();
+  }
+}
 
 // Memory charged per aggregate and per bucket (see memory-account.js).
 const AGGREGATE_BYTES = BYTES.object + 16 * BYTES.field + 2 * BYTES.map;
@@ -272,6 +348,7 @@ class NodeTracker {
     this.lastApplied = null;
     this.lastEvicted = null;
     this.lastEvictedTouched = null;
+    this.knownKeys = new KnownKeys();
   }
 
   /** Aggregate of one key, or null when no stored packet names it. */
@@ -324,35 +401,33 @@ class NodeTracker {
     if (observations[index] !== observation) index = observations.indexOf(observation); // a late view catching up
     // The keys this observation names (the transmission's own, then its path), and those the
     // earlier observations of the same transmission named (none before the first).
-    const own = matchPath(observation.path, matchStatic(tx));
-    let before = NO_MATCHES;
-    if (index > 0) {
-      before = matchStatic(tx);
-      for (let i = 0; i < index; i++) if (!seenPath(observations, i)) matchPath(observations[i].path, before);
-    }
-    const touched = [];
+    const own = matchPath(observation.path, matchStatic(tx, scratchOwn.clear()));
+    const before = this.knownKeys.before(tx, index);
+    const touched = new Array(own.keys.length);
     for (let m = 0; m < own.keys.length; m++) {
       const key = own.keys[m];
       const flags = own.flags[m];
-      const previous = before.flagsOf(key);
+      const previous = index === 0 ? 0 : before.flagsOf(key);
       const aggregate = this.aggregateFor(key);
       if (previous === 0) this.addTransmission(aggregate, tx, flags, 1);
       else if (flags & HOP && !(previous & HOP)) this.addRelay(aggregate, tx, 1);
       this.addObservation(aggregate, tx, observation, 1);
-      touched.push(key);
+      touched[m] = key;
     }
+    this.knownKeys.advance(before, own, index);
     return touched;
   }
 
   /** Subtract everything apply added for `tx` (all its observations still attached). */
   evict(tx) {
-    const matches = matchStatic(tx);
+    this.knownKeys.forget(tx);
+    const matches = matchStatic(tx, new Matches());
     for (let i = 0; i < tx.observations.length; i++) {
       if (!seenPath(tx.observations, i)) matchPath(tx.observations[i].path, matches);
     }
     // Observations first: a day bucket is deleted when its packets reach zero.
     for (const observation of tx.observations) {
-      const own = matchPath(observation.path, matchStatic(tx));
+      const own = matchPath(observation.path, matchStatic(tx, scratchOwn.clear()));
       for (let m = 0; m < own.keys.length; m++) {
         const aggregate = this.aggregates.get(own.keys[m]);
         if (aggregate) this.addObservation(aggregate, tx, observation, -1);
@@ -489,9 +564,8 @@ function seenPath(observations, i) {
   return false;
 }
 
-/** Keys named by the transmission itself: advert key, src and dest hashes. */
-function matchStatic(tx) {
-  const matches = new Matches();
+/** Add the keys named by the transmission itself (advert key, src and dest hashes) to `matches`. */
+function matchStatic(tx, matches) {
   if (tx.advert !== null) matches.add(tx.advert.pubKey, MATCHED);
   if (tx.srcHash !== null) matches.add(tx.srcHash, MATCHED);
   if (tx.destHash !== null) matches.add(tx.destHash, MATCHED);

@@ -26,21 +26,25 @@ const MIN_LENGTH = 2;
 const MAX_LENGTH = 8;
 const SUBPATH_RE = /^[0-9a-f]{2,6}(,[0-9a-f]{2,6}){1,7}$/i;
 
-// A counted run: its Map entry (a small-integer key), the entry object and its hop array.
-const ENTRY_BYTES = BYTES.mapEntry + BYTES.object + 2 * BYTES.field + BYTES.object;
+// A counted run: its Map entry (a small-integer key) and the entry object { prefix, last, count }.
+const ENTRY_BYTES = BYTES.mapEntry + BYTES.object + 3 * BYTES.field;
 
 /**
  * Runs are counted under a 30-bit hash of their hops (a small integer, so the Map never hashes
- * a freshly joined string: on a large mesh that hashing was a third of all ingest time), with
- * the hops kept in the entry to tell colliding runs apart (a rare collision holds an array of
- * entries). Hop strings are interned by the decoder, so comparing runs is comparing references.
+ * a freshly joined string: on a large mesh that hashing was a third of all ingest time). An
+ * entry is told apart from a colliding one (a rare collision holds an array of entries) by its
+ * last hop and its prefix: the run one hop shorter, as that run's own entry (or, for a 2-hop
+ * run, its first hop). A path walks its runs from each start, one hop longer at a time, so the
+ * shorter run's entry is at hand and telling entries apart is two reference comparisons (hop
+ * strings are interned by the decoder). A run's prefix is in every path the run is in, so the
+ * prefix's count is never below the run's: an entry never outlives the prefix it points to.
  */
 function createState(store) {
   const byLength = [];
   const distinct = [];
   const repeated = [];
   for (let length = 0; length <= MAX_LENGTH; length++) {
-    byLength.push(new Map()); // hash -> { hops, count } or [{ hops, count }, ...]
+    byLength.push(new Map()); // hash -> { prefix, last, count } or [{ prefix, last, count }, ...]
     distinct.push(0);
     // Runs counted more than once: on a large mesh most runs are seen once, so the top list
     // walks these first and reads the single ones only when it must (ties at 1, short lists).
@@ -54,43 +58,51 @@ function hopCode(hop) {
   return (parseInt(hop, 16) * 4 + (hop.length >> 1)) | 0;
 }
 
-function sameRun(entryHops, path, start, length) {
-  if (entryHops.length !== length) return false;
-  for (let i = 0; i < length; i++) if (entryHops[i] !== path[start + i]) return false;
-  return true;
+/** The hops of a counted run, first to last. */
+function hopsOf(entry) {
+  const hops = [];
+  let run = entry;
+  while (typeof run !== 'string') {
+    hops.push(run.last);
+    run = run.prefix;
+  }
+  hops.push(run);
+  return hops.reverse();
 }
 
-/** The entry counting path[start .. start + length - 1] in `map` under `hash`, or undefined. */
-function findEntry(map, hash, path, start, length) {
+/** The entry of the run `prefix` + `last` in `map` under `hash`, or undefined. */
+function findEntry(map, hash, prefix, last) {
   const slot = map.get(hash);
   if (slot === undefined) return undefined;
-  if (!Array.isArray(slot)) return sameRun(slot.hops, path, start, length) ? slot : undefined;
-  for (const entry of slot) if (sameRun(entry.hops, path, start, length)) return entry;
+  if (!Array.isArray(slot)) return slot.prefix === prefix && slot.last === last ? slot : undefined;
+  for (let i = 0; i < slot.length; i++) if (slot[i].prefix === prefix && slot[i].last === last) return slot[i];
   return undefined;
 }
 
-function countRun(state, hash, path, start, length, sign) {
+/** Count the run `prefix` + `last` (of `length` hops) up or down; returns its entry (undefined: nothing to undo). */
+function countRun(state, hash, prefix, last, length, sign) {
   const map = state.byLength[length];
-  let entry = findEntry(map, hash, path, start, length);
+  let entry = findEntry(map, hash, prefix, last);
   if (entry === undefined) {
-    if (sign < 0) return; // never counted: nothing to undo
-    entry = { hops: path.slice(start, start + length), count: 0 };
+    if (sign < 0) return undefined; // never counted: nothing to undo
+    entry = { prefix, last, count: 0 };
     const slot = map.get(hash);
     if (slot === undefined) map.set(hash, entry);
     else if (Array.isArray(slot)) slot.push(entry);
     else map.set(hash, [slot, entry]);
     state.distinct[length]++;
-    if (state.part) state.part.add(ENTRY_BYTES + length * BYTES.arraySlot);
+    if (state.part) state.part.add(ENTRY_BYTES);
   }
-  entry.count += sign;
-  if (entry.count === 2 && sign > 0) {
+  const count = entry.count + sign;
+  entry.count = count;
+  if (count === 2 && sign > 0) {
     state.repeated[length].add(entry);
     if (state.part) state.part.add(BYTES.mapEntry);
-  } else if (entry.count === 1 && sign < 0) {
+  } else if (count === 1 && sign < 0) {
     state.repeated[length].delete(entry);
     if (state.part) state.part.add(-BYTES.mapEntry);
   }
-  if (entry.count > 0) return;
+  if (count > 0) return entry;
   const slot = map.get(hash);
   if (slot === entry) map.delete(hash);
   else {
@@ -98,7 +110,8 @@ function countRun(state, hash, path, start, length, sign) {
     if (slot.length === 1) map.set(hash, slot[0]);
   }
   state.distinct[length]--;
-  if (state.part) state.part.add(-(ENTRY_BYTES + length * BYTES.arraySlot));
+  if (state.part) state.part.add(-ENTRY_BYTES);
+  return entry; // still the prefix of the longer runs of this path, which go next
 }
 
 function hasRepeatedHop(path) {
@@ -116,20 +129,32 @@ function countPath(state, observation, sign) {
   if (hops < MIN_LENGTH) return false;
   state.totalPaths += sign;
   for (let i = 0; i < hops; i++) scratchCodes[i] = hopCode(path[i]);
-  // Only a path with a repeated hop can hold one run twice: only then deduplicate.
-  const seen = hasRepeatedHop(path) ? new Set() : null;
+  // Only a path with a repeated hop can hold one run twice: only then deduplicate (joined run ->
+  // its entry, which the longer runs from a later start still need as their prefix).
+  const seen = hasRepeatedHop(path) ? new Map() : null;
   for (let start = 0; start < hops - 1; start++) {
     let hash = Math.imul(0x811c9dc5 ^ scratchCodes[start], 16777619);
+    let prefix = path[start];
     const stop = Math.min(hops, start + MAX_LENGTH);
     for (let end = start + 1; end < stop; end++) {
       hash = Math.imul(hash ^ scratchCodes[end], 16777619);
       const length = end - start + 1;
-      if (seen) {
+      if (seen !== null) {
         const key = path.slice(start, end + 1).join(',');
-        if (seen.has(key)) continue;
-        seen.add(key);
+        const counted = seen.get(key);
+        if (counted !== undefined) {
+          prefix = counted;
+          continue;
+        }
+        const entry = countRun(state, hash & 0x3fffffff, prefix, path[end], length, sign);
+        if (entry === undefined) break;
+        seen.set(key, entry);
+        prefix = entry;
+        continue;
       }
-      countRun(state, hash & 0x3fffffff, path, start, length, sign);
+      const entry = countRun(state, hash & 0x3fffffff, prefix, path[end], length, sign);
+      if (entry === undefined) break;
+      prefix = entry;
     }
   }
   return true;
@@ -138,9 +163,15 @@ function countPath(state, observation, sign) {
 /** The count of one run given as its hops (0 when not stored). */
 function countOf(state, hops) {
   let hash = Math.imul(0x811c9dc5 ^ hopCode(hops[0]), 16777619);
-  for (let i = 1; i < hops.length; i++) hash = Math.imul(hash ^ hopCode(hops[i]), 16777619);
-  const entry = findEntry(state.byLength[hops.length], hash & 0x3fffffff, hops, 0, hops.length);
-  return entry ? entry.count : 0;
+  let prefix = hops[0];
+  let entry;
+  for (let i = 1; i < hops.length; i++) {
+    hash = Math.imul(hash ^ hopCode(hops[i]), 16777619);
+    entry = findEntry(state.byLength[i + 1], hash & 0x3fffffff, prefix, hops[i]);
+    if (entry === undefined) return 0;
+    prefix = entry;
+  }
+  return entry.count;
 }
 
 /** Every counted run of the given lengths: visit(entry). */
@@ -159,7 +190,7 @@ function topRuns(state, minLength, maxLength, limit) {
   const consider = (entry) => {
     // A lower count cannot enter a full list: skip it before joining its key.
     if (best.length === limit && entry.count < best[limit - 1][1]) return;
-    keepBest(best, [entry.hops.join(','), entry.count], limit, byCountThenKey);
+    keepBest(best, [hopsOf(entry).join(','), entry.count], limit, byCountThenKey);
   };
   for (let length = minLength; length <= maxLength; length++) for (const entry of state.repeated[length]) consider(entry);
   // Runs seen once can only enter a list that is short or ends at a count of 1.

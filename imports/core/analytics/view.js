@@ -128,7 +128,8 @@ function defineView(definition) {
       function record(changed) {
         if (!changed) return;
         instance.version++;
-        if (Array.isArray(changed)) {
+        // Scope versions are read only through scopeOf: a view without it keeps none.
+        if (scopeOf && Array.isArray(changed)) {
           if (scopeVersions.size > MAX_SCOPES) {
             scopeVersions.clear();
             scopeFloor = instance.version;
