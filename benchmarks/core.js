@@ -35,7 +35,7 @@ const { hostileStream } = require('../imports/core/simulate/hostile');
 const { resolvePath } = require('../imports/core/hop-resolver');
 
 const quick = process.argv.includes('--quick');
-const only = (process.argv.find((arg) => arg.startsWith('--only=')) || '').slice(7) || null; // profiles | hostile
+const only = (process.argv.find((arg) => arg.startsWith('--only=')) || '').slice(7) || null; // profiles | hostile | hops
 const TOTAL = quick ? 100000 : 1000000;
 const SMALL = 28000;
 const FIFTHS = 5;
@@ -285,7 +285,7 @@ function measureHopResolution() {
     if (result.error || !result.observation || index++ < count / 3) continue;
     const truth = message.truth && message.truth.hops;
     if (!truth || truth.length === 0) continue;
-    const entries = resolvePath(engine.store, result.observation.path, { observerId: report.observerId, sourceKey: result.tx.advert ? result.tx.advert.pubKey : null });
+    const entries = resolvePath(engine.store, result.observation.path, { observerId: report.observerId, sourceKey: result.tx.advert ? result.tx.advert.pubKey : null, routeType: result.tx.routeType });
     entries.forEach((entry, i) => {
       const size = entry.hop.length / 2;
       const tally = bySize[size] || (bySize[size] = { hops: 0, right: 0, wrong: 0, ambiguous: 0, unknown: 0 });
@@ -386,6 +386,7 @@ function main() {
     advertVerification = measureAdvertVerification();
     hopResolution = measureHopResolution();
   }
+  if (only === 'hops') hopResolution = measureHopResolution(); // hop resolution alone, a minute or two
   if (!only || only === 'hostile') {
     for (const budget of [16, 256]) for (const className of HOSTILE_RUNS) hostile.push(measureHostile(className, budget));
   }
@@ -420,6 +421,8 @@ function main() {
   const previous = only ? readResult(`core${quick ? '-quick' : ''}`, { from: 'latest' }) : null;
   if (previous) {
     const keep = only === 'hostile' ? ['profiles', 'advert_verification', 'hop_resolution', 'large_to_default_ingest_ratio', 'packets', 'transmissions', 'observations', 'decode_only_per_s', 'reference_library_decode_only_per_s', 'ingest_per_s', 'ingest_to_decode_ratio', 'ingest_flatness', 'chunk_rates_per_s', 'bytes_per_packet', 'bytes_per_transmission', 'views'] : ['hostile'];
+    // --only=hops keeps every measured part of the previous run but hop resolution.
+    if (only === 'hops') keep.splice(0, keep.length, ...Object.keys(previous).filter((key) => !['hop_resolution', 'benchmark', 'quick', 'only', 'date', 'machine', 'command', 'rate_basis', 'load_average', 'duration_s', 'parts_from'].includes(key)));
     for (const key of keep) if (previous[key] !== undefined) result[key] = previous[key];
     result.parts_from = { [only]: { command: result.command, date: result.date }, rest: { command: previous.command, date: previous.date } };
   }
