@@ -161,6 +161,8 @@ async function reload(mongo) {
     reload_s: Math.round(seconds * 10) / 10,
     reload_engine_s: Math.round(summary.ingestMs / 100) / 10,
     reload_reading_s: Math.round((seconds - summary.ingestMs / 1000) * 10) / 10,
+    // Of the reading time, how long the replay waited for batches MongoDB had not sent yet.
+    reload_waiting_s: Math.round(summary.waitMs / 100) / 10,
     reloaded_transmissions: engine.store.size,
     reloaded_observations: engine.store.observationCount,
     complete: same,

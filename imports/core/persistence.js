@@ -809,8 +809,9 @@ function createPersistence(options = {}) {
     const progressEvery = loadOptions.progressEvery || 50000;
     const memoryBudget = loadOptions.memoryBudget || target.options.memoryBudgetBytes;
     const startedAt = Date.now();
-    // ingestMs: time spent in the engine (decode, store, views); the rest of `ms` is reading MongoDB.
-    const summary = { transmissions: 0, observations: 0, skipped: 0, rejected: 0, rejectReasons: {}, badDocuments: 0, missingRaw: 0, rawLookups: 0, nodes: 0, observers: 0, lastIngestOrder: 0, ingestMs: 0, ms: 0 };
+    // ingestMs: time spent in the engine (decode, store, views); the rest of `ms` is reading MongoDB,
+    // of which waitMs is waiting for a batch the server had not sent yet.
+    const summary = { transmissions: 0, observations: 0, skipped: 0, rejected: 0, rejectReasons: {}, badDocuments: 0, missingRaw: 0, rawLookups: 0, nodes: 0, observers: 0, lastIngestOrder: 0, ingestMs: 0, waitMs: 0, ms: 0 };
 
     // The directory is small (one entry per node/observer). Entries join the store when the
     // replay reaches their firstSeen, as they first joined it live, so hop resolution matches.
@@ -878,20 +879,31 @@ function createPersistence(options = {}) {
     const filterFor = (window) => (window || !start.all ? { time: { ...since, ...window } } : {});
     // The directory's first and last sightings span the stored reports (an estimate is enough).
     const bounds = replayWindows(start.all ? span.firstSeen : start.time, span.lastSeen);
+    // No UTF-8 validation of every string read (hex, ids, names): faster to decode, and a bad
+    // byte becomes U+FFFD, which the store's input checks then see like any other text.
+    const readOptions = { enableUtf8Validation: false };
     const observations = new WindowedReader((window) => collections.observations
-      .find(filterFor(window), { projection: { _id: 0, at: 0 } })
+      .find(filterFor(window), { ...readOptions, projection: { _id: 0, at: 0 } })
       .sort({ time: 1, ingestOrder: 1 })
       .batchSize(batchSize), bounds);
     const transmissions = new WindowedReader((window) => collections.transmissions
-      .find(filterFor(window), { projection: { raw: 1, time: 1, ingestOrder: 1 } })
+      .find(filterFor(window), { ...readOptions, projection: { raw: 1, time: 1, ingestOrder: 1 } })
       .sort({ time: 1, ingestOrder: 1 })
       .batchSize(batchSize), bounds);
     const inWindow = (doc) => start.all || doc.time > start.time || doc.ingestOrder >= start.ingestOrder;
     const isLater = (a, b) => a.time > b.time || (a.time === b.time && a.ingestOrder > b.ingestOrder);
 
+    /** `promise`, timing how long it keeps the replay waiting (into summary.waitMs). */
+    async function waited(promise) {
+      const waitStarted = process.hrtime.bigint();
+      const value = await promise;
+      summary.waitMs += Number(process.hrtime.bigint() - waitStarted) / 1e6;
+      return value;
+    }
+
     /** The raw of the transmission `doc` creates: next in the transmissions stream, else looked up. */
     async function rawCreatedBy(doc) {
-      for (let tx = await transmissions.peek(); tx && !isLater(tx, doc); tx = await transmissions.peek()) {
+      for (let tx = await waited(transmissions.peek()); tx && !isLater(tx, doc); tx = await waited(transmissions.peek())) {
         transmissions.take();
         if (tx._id === doc.hash) return tx.raw; // a transmission document: raw is hex
         // A transmission whose creating observation was never written: nothing to replay it with.
@@ -904,7 +916,7 @@ function createPersistence(options = {}) {
 
     let nextProgress = progressEvery;
     try {
-      for (let chunk = await observations.nextBatch(); chunk; chunk = await observations.nextBatch()) {
+      for (let chunk = await waited(observations.nextBatch()); chunk; chunk = await waited(observations.nextBatch())) {
         for (const doc of chunk) {
           const creates = doc.first === true && inWindow(doc);
           // A later observation of a transmission that is not (or no longer) in the window.
