@@ -27,7 +27,8 @@
  * than the node's last one and not beyond the clock window.
  */
 const { decodePacket } = require('./decode');
-const { SeqDeque } = require('./deque');
+const { SeqDeque, SeqIndex } = require('./deque');
+const { HashIndex } = require('./hash-index');
 const { checkReport, INPUT_ERRORS } = require('./input-limits');
 const { MemoryAccount, BYTES, keyBytes } = require('./memory-account');
 const { Directory, DIRECTORY_DEFAULTS, NODE_BYTES } = require('./directory');
@@ -72,6 +73,11 @@ function compactMessage(message) {
   return { timestamp: message.timestamp, textType: message.textType, sender: message.sender, text: message.text, channel: message.channel };
 }
 
+/** A report's direction; the common value as a literal, so that it packs (stored-records.js). */
+function directionOf(report) {
+  return !report.direction || report.direction === 'rx' ? 'rx' : report.direction;
+}
+
 /** A stored transmission's raw packet as lower-case hex. */
 function rawHex(tx) {
   return Buffer.from(tx.raw, 'latin1').toString('hex');
@@ -104,7 +110,7 @@ class PacketStore {
     this.counters = { ingested: 0, duplicates: 0, rejected: 0, evicted: 0, observationsDropped: 0, rejectReasons: {}, advertsFromFuture: 0, advertsNotNewer: 0 };
 
     this.fifo = new SeqDeque(); // every transmission, oldest first
-    this.byHash = new Map();
+    this.byHash = new HashIndex(this.fifo); // content hash -> transmission
     this.byObserver = new Map(); // observer id -> SeqDeque
     this.byNode = new Map(); // advert public key -> SeqDeque of that node's adverts
     this.byPrefix = new Map(); // hop / src / dest hash prefix (hex) -> SeqDeque
@@ -188,9 +194,10 @@ class PacketStore {
       // The raw packet is kept as a one-byte (latin1) string: half the memory of hex, and the
       // record's getters read the header fields from it. rawHex(tx) gives hex back.
       const content = packet.advert || (packet.message && compactMessage(packet.message)) || packet.trace || null;
-      tx = new StoredTransmission(packet.hash, ++this.seq, time, Buffer.from(raw, 'hex').toString('latin1'), this.paths.intern(packet.path), content);
-      this.byHash.set(tx.hash, tx);
+      const signal = packSignal(report.snr ?? null, report.rssi ?? null, report.score ?? null, directionOf(report));
+      tx = new StoredTransmission(packet.hash, ++this.seq, time, Buffer.from(raw, 'hex').toString('latin1'), this.paths.intern(packet.path), content, observer, signal);
       this.fifo.insert(tx);
+      this.byHash.set(packet.hash, tx);
       this.indexInto(this.byType, tx.payloadType, tx);
       if (tx.channelHash) this.indexInto(this.byChannel, tx.channelHash, tx);
       if (tx.advert) {
@@ -208,12 +215,19 @@ class PacketStore {
       }
     }
 
-    const path = isNew || samePath(packet.path, tx.path) ? tx.path : this.paths.intern(packet.path);
-    const direction = !report.direction || report.direction === 'rx' ? 'rx' : report.direction;
-    const signal = packSignal(report.snr ?? null, report.rssi ?? null, report.score ?? null, direction);
-    const observation = new StoredObservation(observer, time, signal, path);
-    // concat() makes an exact-size array; push() would reserve 16+ slots per transmission.
-    tx.observations = tx.observations.concat(observation);
+    let observation;
+    if (isNew) {
+      // The transmission is its own first observation (stored-records.js).
+      observation = tx;
+      tx.observations = [tx];
+    } else {
+      const path = samePath(packet.path, tx.path) ? tx.path : this.paths.intern(packet.path);
+      const signal = packSignal(report.snr ?? null, report.rssi ?? null, report.score ?? null, directionOf(report));
+      observation = new StoredObservation(observer, time, signal, path);
+      // concat() makes an exact-size array; push() would reserve 16+ slots per transmission.
+      tx.observations = tx.observations.concat(observation);
+    }
+    const path = observation.path;
     this.observationCount++;
     this.directory.observerStored(observer);
     this.indexInto(this.byObserver, observer.id, tx);
@@ -235,7 +249,7 @@ class PacketStore {
   indexInto(map, key, tx) {
     let deque = map.get(key);
     if (!deque) {
-      deque = new SeqDeque();
+      deque = new SeqIndex(this.fifo);
       map.set(key, deque);
       this.indexPart.add(DEQUE_BYTES + keyBytes(key));
     }
@@ -284,8 +298,8 @@ class PacketStore {
     const tx = this.fifo.first();
     if (!tx) return null;
     for (const view of this.views) view.evict(tx, this);
-    this.fifo.removeOldest(tx);
-    this.byHash.delete(tx.hash);
+    // Indexes find transmissions through the FIFO: remove from them while it still holds this one.
+    this.byHash.deleteTransmission(tx);
     this.removeFrom(this.byType, tx.payloadType, tx);
     if (tx.channelHash) this.removeFrom(this.byChannel, tx.channelHash, tx);
     if (tx.advert) this.removeFrom(this.byNode, tx.advert.pubKey, tx);
@@ -299,6 +313,7 @@ class PacketStore {
     }
     this.observationCount -= tx.observations.length;
     this.packetsPart.add(-this.transmissionBytes(tx));
+    this.fifo.removeOldest(tx);
     // The shared paths are a cache of what stored packets carry: none stored, none kept.
     if (this.fifo.length === 0) this.paths.clear();
     this.counters.evicted++;

@@ -29,7 +29,10 @@ let timeEpoch = null;
 
 function timeOffset(time) {
   if (timeEpoch === null) timeEpoch = time + EPOCH_LEAD_MS;
-  return time - timeEpoch;
+  const offset = time - timeEpoch;
+  // `| 0` makes the value an int32, which V8 stores as a Smi; a double result is boxed even
+  // when it is a whole number.
+  return (offset | 0) === offset ? offset | 0 : offset;
 }
 
 /** The time a record's offset stands for (exact: both are integers or the sum is exact ms). */
@@ -57,22 +60,89 @@ function hasSrcDest(payloadType) {
   return payloadType <= 2 || payloadType === 7 || payloadType === 8;
 }
 
+/** 32 bits of a hex string from `start` (8 lower-case hex digits) as an int32, or null. */
+function hexInt32(text, start) {
+  let value = 0;
+  for (let i = start; i < start + 8; i++) {
+    const c = text.charCodeAt(i);
+    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
+    if (digit < 0) return null;
+    value = (value << 4) | digit;
+  }
+  return value;
+}
+
+function hex8(value) {
+  return (value >>> 0).toString(16).padStart(8, '0');
+}
+
+/** A content hash (16 lower-case hex digits) as two int32 halves, or null when it is not one. */
+function hashHalves(hash) {
+  if (typeof hash !== 'string' || hash.length !== 16) return null;
+  const high = hexInt32(hash, 0);
+  const low = hexInt32(hash, 8);
+  return high === null || low === null ? null : [high, low];
+}
+
+function snrOf(signal) {
+  if (typeof signal !== 'number') return signal.snr;
+  const code = signal & 0x1ff;
+  return code === 0 ? null : (code - 129) / 4;
+}
+
+function rssiOf(signal) {
+  if (typeof signal !== 'number') return signal.rssi;
+  const code = (signal >> 9) & 0xff;
+  return code === 0 ? null : 1 - code;
+}
+
+function scoreOf(signal) {
+  if (typeof signal !== 'number') return signal.score;
+  const code = (signal >> 17) & 0x3ff;
+  return code === 0 ? null : code - 1;
+}
+
+function directionOf(signal) {
+  return typeof signal === 'number' ? 'rx' : signal.direction;
+}
+
+/**
+ * A stored transmission is also its own first observation: that observation's time and path are
+ * the transmission's, so only its observer and signal are added here, and `observations[0]` is
+ * the transmission itself (one 56-byte observation object less per transmission). The content
+ * hash is kept as two int32 halves (16 bytes in the object instead of a pointer to a 32-byte
+ * string); `hash` builds the hex string when read.
+ */
 class StoredTransmission {
   /**
-   * `raw` is the packet as a one-byte (latin1) string, `path` the (interned) hop list, `content`
-   * the advert, decrypted message or trace object of the decoded packet, or null.
+   * `hash`: 16 hex digits; `raw`: the packet as a one-byte (latin1) string; `path`: the (interned)
+   * hop list; `content`: the advert, decrypted message or trace object of the decoded packet, or
+   * null; `observer` and `signal` (packSignal): the first observation.
    */
-  constructor(hash, seq, time, raw, path, content) {
-    this.hash = hash;
+  constructor(hash, seq, time, raw, path, content, observer, signal) {
+    const halves = hashHalves(hash);
+    if (halves === null) throw new Error(`a stored transmission needs a 16-hex-digit content hash, got ${String(hash).slice(0, 40)}`);
+    this.hashHigh = halves[0];
+    this.hashLow = halves[1];
     this.seq = seq;
     this.timeOffset = timeOffset(time);
     this.raw = raw;
     this.path = path;
     this.observations = EMPTY_OBSERVATIONS;
     this.content = content;
+    this.observer = observer;
+    this.signal = signal;
   }
 
+  get hash() { return hex8(this.hashHigh) + hex8(this.hashLow); }
   get time() { return timeEpoch + this.timeOffset; }
+
+  // As the first observation.
+  get snr() { return snrOf(this.signal); }
+  get rssi() { return rssiOf(this.signal); }
+  get score() { return scoreOf(this.signal); }
+  get direction() { return directionOf(this.signal); }
+
   get routeType() { return this.raw.charCodeAt(0) & 0x03; }
   get payloadType() { return (this.raw.charCodeAt(0) >> 2) & 0x0f; }
   get payloadVersion() { return this.raw.charCodeAt(0) >> 6; }
@@ -154,40 +224,20 @@ class StoredObservation {
   }
 
   get time() { return timeEpoch + this.timeOffset; }
-
-  get snr() {
-    const signal = this.signal;
-    if (typeof signal !== 'number') return signal.snr;
-    const code = signal & 0x1ff;
-    return code === 0 ? null : (code - 129) / 4;
-  }
-
-  get rssi() {
-    const signal = this.signal;
-    if (typeof signal !== 'number') return signal.rssi;
-    const code = (signal >> 9) & 0xff;
-    return code === 0 ? null : 1 - code;
-  }
-
-  get score() {
-    const signal = this.signal;
-    if (typeof signal !== 'number') return signal.score;
-    const code = (signal >> 17) & 0x3ff;
-    return code === 0 ? null : code - 1;
-  }
-
-  get direction() {
-    const signal = this.signal;
-    return typeof signal === 'number' ? 'rx' : signal.direction;
-  }
+  get snr() { return snrOf(this.signal); }
+  get rssi() { return rssiOf(this.signal); }
+  get score() { return scoreOf(this.signal); }
+  get direction() { return directionOf(this.signal); }
 }
 
 // Make both offset fields and `signal` tagged (Smi or pointer) from the first instance: had V8
 // seen only Smis first, one out-of-range time would turn the field into a double field and box
 // it in every record.
-const tagged = [new StoredTransmission('', 0, 0, '\u0000\u0000', EMPTY_OBSERVATIONS, null), new StoredObservation(null, 0, 0, EMPTY_OBSERVATIONS)];
-for (const record of tagged) record.timeOffset = null;
-tagged[1].signal = null;
+const tagged = [new StoredTransmission('0000000000000000', 0, 0, '\u0000\u0000', EMPTY_OBSERVATIONS, null, null, 0), new StoredObservation(null, 0, 0, EMPTY_OBSERVATIONS)];
+for (const record of tagged) {
+  record.timeOffset = null;
+  record.signal = null;
+}
 timeEpoch = null;
 
-module.exports = { StoredTransmission, StoredObservation, packSignal, timeOf, EMPTY_OBSERVATIONS, HEX_BYTE };
+module.exports = { StoredTransmission, StoredObservation, packSignal, hashHalves, timeOf, EMPTY_OBSERVATIONS, HEX_BYTE };

@@ -1,0 +1,140 @@
+'use strict';
+/**
+ * The store's content-hash lookup (hash -> stored transmission) as an open-addressing table of
+ * 4-byte seq offsets instead of a Map: a Map entry with its share of the table cost ~37 heap
+ * bytes per transmission (heap snapshot, default mesh), this about 9. The transmission itself is
+ * found through the FIFO (seqs there are contiguous, see SeqIndex in deque.js) and its `hash`
+ * compared, so a 32-bit slot key collision only costs a probe.
+ *
+ * Linear probing with backward-shift deletion (no tombstones); load kept between 1/8 and 5/8.
+ * Reads like the Map it replaces: get, has, size, values(), keys(), iteration (oldest first).
+ */
+const { hashHalves } = require('./stored-records');
+
+const MIN_CAPACITY = 1024;
+
+class HashIndex {
+  /** `fifo`: the store's SeqDeque of every stored transmission. */
+  constructor(fifo) {
+    this.fifo = fifo;
+    this.slots = new Int32Array(MIN_CAPACITY); // 0 = empty, else seq - base + 1
+    this.base = 0;
+    this.size = 0;
+  }
+
+  resolve(entry) {
+    const fifo = this.fifo;
+    const items = fifo.items;
+    return items[fifo.head + (this.base + entry - 1 - items[fifo.head].seq)];
+  }
+
+  /** The transmission with content hash `hash` (16 lower-case hex digits), or undefined. */
+  get(hash) {
+    if (this.size === 0) return undefined;
+    const halves = hashHalves(hash);
+    if (halves === null) return undefined;
+    const high = halves[0];
+    const low = halves[1];
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    // The high half is SHA-256 bits: uniform enough to pick the slot.
+    for (let i = high & mask; ; i = (i + 1) & mask) {
+      const entry = slots[i];
+      if (entry === 0) return undefined;
+      const tx = this.resolve(entry);
+      if (tx.hashHigh === high && tx.hashLow === low) return tx;
+    }
+  }
+
+  has(hash) {
+    return this.get(hash) !== undefined;
+  }
+
+  /** Index `tx` (newest in the FIFO, not yet indexed) under its hash. */
+  set(hash, tx) {
+    if (hash !== tx.hash) throw new Error('HashIndex keys a transmission by its own content hash');
+    if ((this.size + 1) * 8 > this.slots.length * 5 || tx.seq - this.base >= 0x7ffffffe) this.rehash(this.size + 1);
+    this.place(tx);
+    this.size++;
+    return this;
+  }
+
+  place(tx) {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let i = tx.hashHigh & mask;
+    while (slots[i] !== 0) i = (i + 1) & mask;
+    slots[i] = tx.seq - this.base + 1;
+  }
+
+  /** Remove `tx` (still in the FIFO: the store deletes here before the FIFO lets it go). */
+  deleteTransmission(tx) {
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    const wanted = tx.seq - this.base + 1;
+    let i = tx.hashHigh & mask;
+    for (;;) {
+      const entry = slots[i];
+      if (entry === 0) return false;
+      if (entry === wanted) break;
+      i = (i + 1) & mask;
+    }
+    // Backward shift: move later entries of the probe run into the hole when their home allows.
+    let hole = i;
+    for (let j = (i + 1) & mask; slots[j] !== 0; j = (j + 1) & mask) {
+      const home = this.resolve(slots[j]).hashHigh & mask;
+      const homeBeforeHole = hole <= j ? home <= hole || home > j : home <= hole && home > j;
+      if (homeBeforeHole) {
+        slots[hole] = slots[j];
+        hole = j;
+      }
+    }
+    slots[hole] = 0;
+    this.size--;
+    if (this.size * 8 < slots.length && slots.length > MIN_CAPACITY) this.rehash(this.size);
+    return true;
+  }
+
+  delete(hash) {
+    const tx = this.get(hash);
+    return tx !== undefined && this.deleteTransmission(tx);
+  }
+
+  /** Rebuild for `count` entries (load about 1/4 .. 5/8), offsets rebased on the oldest stored seq. */
+  rehash(count) {
+    const old = this.slots;
+    const oldBase = this.base;
+    let capacity = MIN_CAPACITY;
+    while (capacity * 5 < count * 8 * 2) capacity *= 2;
+    const live = [];
+    for (let i = 0; i < old.length; i++) if (old[i] !== 0) live.push(this.resolve(old[i]));
+    this.slots = new Int32Array(capacity);
+    const first = this.fifo.first();
+    this.base = first ? first.seq : oldBase;
+    for (const tx of live) this.place(tx);
+  }
+
+  clear() {
+    this.slots = new Int32Array(MIN_CAPACITY);
+    this.size = 0;
+  }
+
+  /** Stored transmissions, oldest first (a Map's insertion order). */
+  * values() {
+    yield* this.fifo.toArray();
+  }
+
+  * keys() {
+    for (const tx of this.values()) yield tx.hash;
+  }
+
+  * entries() {
+    for (const tx of this.values()) yield [tx.hash, tx];
+  }
+
+  [Symbol.iterator]() {
+    return this.entries();
+  }
+}
+
+module.exports = { HashIndex };
