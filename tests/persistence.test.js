@@ -453,6 +453,47 @@ test('reload reads in time windows; a wrong estimate of the span costs no docume
   assert.deepEqual(after.store.transmissions().map((tx) => tx.hash), before.store.transmissions().map((tx) => tx.hash));
 });
 
+test('the creating observation carries the raw: reload reads observations alone, and still reads documents stored without it', async (t) => {
+  if (skipIfNoMongo(t)) return;
+  const { raw, collections } = freshCollections();
+  const { reports, channels } = simulatedReports({ seed: 16, count: 2000 });
+  const before = createEngine({ channels });
+  const persistence = createPersistence({ collections, store: before.store });
+  await persistence.ensureIndexes();
+  ingestAll(before, persistence, reports);
+  await persistence.close();
+  const firsts = await raw.observations.find({ first: true }).toArray();
+  assert.equal(firsts.length, before.store.size);
+  for (const doc of firsts) assert.equal(doc.raw, rawHex(before.store.byHash.get(doc.hash)), 'the creating observation holds its transmission\'s raw');
+
+  /** Reload into a fresh engine, counting the finds on transmissions. */
+  async function reload() {
+    const finds = [];
+    const watched = new Proxy(collections.transmissions, {
+      get(target, prop) {
+        if (prop === 'find') return (filter, options) => { finds.push(filter); return target.find(filter, options); };
+        const value = target[prop];
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const after = createEngine({ channels });
+    const summary = await createPersistence({ collections: { ...collections, transmissions: watched } }).loadInto(after, { batchSize: 250 });
+    assert.equal(summary.skipped + summary.missingRaw + summary.rejected, 0, JSON.stringify(summary));
+    assertSameViews(before, after);
+    return { finds, summary };
+  }
+  const current = await reload();
+  assert.equal(current.finds.length, 0, 'no transmission document read');
+
+  // Documents of an earlier version: the first half of the creating observations without raw.
+  const times = firsts.map((doc) => doc.time).sort((a, b) => a - b);
+  const cut = times[Math.floor(times.length / 2)];
+  const unset = await raw.observations.updateMany({ first: true, time: { $lt: cut } }, { $unset: { raw: '' } });
+  assert.ok(unset.modifiedCount > 0);
+  const mixed = await reload();
+  assert.ok(mixed.finds.length > 0, 'transmission documents read for the older creating observations');
+});
+
 test('reload does not verify stored adverts again, and restores verification for live ingest', async (t) => {
   if (skipIfNoMongo(t)) return;
   const { collections } = freshCollections();

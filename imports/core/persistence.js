@@ -30,6 +30,9 @@
  * the transmission's raw plus that observation's raw are all a replay needs (the store takes only
  * the path from a duplicate report), and most observations repeat the transmission's path, so
  * this costs nothing for them and avoids re-encoding path bytes (TRACE packets put SNRs there).
+ * The creating observation (`first`) carries the transmission's raw as well, so a reload reads
+ * the observations alone; for creating observations stored without it (earlier versions) the
+ * reload reads the transmission documents alongside, from the first such observation on.
  *
  * Directory entries (nodes, observers) change on almost every report; they are written
  * coalesced: a dirty entry is queued once and written with its state at write time.
@@ -111,11 +114,11 @@ function mergeOptions(options) {
 
 // ---- Document builders ----------------------------------------------------------------
 
-function transmissionDocument(tx, ingestOrder) {
+function transmissionDocument(tx, ingestOrder, raw) {
   const doc = {
     _id: tx.hash,
     hash: tx.hash,
-    raw: rawHex(tx),
+    raw,
     time: tx.time,
     at: new Date(tx.time),
     ingestOrder,
@@ -134,7 +137,8 @@ function transmissionDocument(tx, ingestOrder) {
   return doc;
 }
 
-function observationDocument(result, report, ingestOrder) {
+/** `createdRaw`: the transmission's raw hex when this observation created it, else null. */
+function observationDocument(result, report, ingestOrder, createdRaw) {
   const { tx, observation, isNew } = result;
   const observerId = observation.observer.id;
   // Keyed on the observer's own timestamp when it sent one: the same report received by two
@@ -156,8 +160,11 @@ function observationDocument(result, report, ingestOrder) {
     direction: observation.direction,
   };
   if (isNew) doc.first = true;
+  // The creating observation carries the transmission's raw, so a reload reads this collection
+  // alone (documents written before it did come with their transmission document's raw).
+  if (createdRaw) doc.raw = createdRaw;
   // The store shares tx.path when this observer heard the same path.
-  if (observation.path !== tx.path && report && typeof report.raw === 'string') doc.raw = report.raw.toLowerCase();
+  else if (observation.path !== tx.path && report && typeof report.raw === 'string') doc.raw = report.raw.toLowerCase();
   return doc;
 }
 
@@ -560,8 +567,9 @@ function createPersistence(options = {}) {
         const ingestOrder = ++nextIngestOrder;
         // Plain inserts on deterministic _ids: a re-delivered one fails with a duplicate key,
         // which counts as written (the first copy is kept, like $setOnInsert, at a third of the cost).
-        if (isNew) accepted = enqueue({ collection: 'transmissions', op: { insertOne: { document: transmissionDocument(tx, ingestOrder) } } }) && accepted;
-        accepted = enqueue({ collection: 'observations', op: { insertOne: { document: observationDocument(result, report, ingestOrder) } } }) && accepted;
+        const createdRaw = isNew ? rawHex(tx) : null;
+        if (isNew) accepted = enqueue({ collection: 'transmissions', op: { insertOne: { document: transmissionDocument(tx, ingestOrder, createdRaw) } } }) && accepted;
+        accepted = enqueue({ collection: 'observations', op: { insertOne: { document: observationDocument(result, report, ingestOrder, createdRaw) } } }) && accepted;
         markDirty('observers', observation.observer.id, observation.observer);
         // Hops refresh the lastSeen of the node they resolve to (PacketStore.touchHop).
         if (store) {
@@ -886,10 +894,16 @@ function createPersistence(options = {}) {
       .find(filterFor(window), { ...readOptions, projection: { _id: 0, at: 0 } })
       .sort({ time: 1, ingestOrder: 1 })
       .batchSize(batchSize), bounds);
-    const transmissions = new WindowedReader((window) => collections.transmissions
-      .find(filterFor(window), { ...readOptions, projection: { raw: 1, time: 1, ingestOrder: 1 } })
-      .sort({ time: 1, ingestOrder: 1 })
-      .batchSize(batchSize), bounds);
+    // Transmission documents are read only for creating observations written without their raw
+    // (by earlier versions), from the first such observation on.
+    let transmissions = null;
+    const transmissionsFrom = (from) => {
+      const floor = { $gte: Math.max(from, start.all ? -Infinity : start.time) };
+      return new WindowedReader((window) => collections.transmissions
+        .find({ time: { ...floor, ...window } }, { ...readOptions, projection: { raw: 1, time: 1, ingestOrder: 1 } })
+        .sort({ time: 1, ingestOrder: 1 })
+        .batchSize(batchSize), replayWindows(floor.$gte, span.lastSeen));
+    };
     const inWindow = (doc) => start.all || doc.time > start.time || doc.ingestOrder >= start.ingestOrder;
     const isLater = (a, b) => a.time > b.time || (a.time === b.time && a.ingestOrder > b.ingestOrder);
 
@@ -903,6 +917,7 @@ function createPersistence(options = {}) {
 
     /** The raw of the transmission `doc` creates: next in the transmissions stream, else looked up. */
     async function rawCreatedBy(doc) {
+      if (!transmissions) transmissions = transmissionsFrom(doc.time);
       for (let tx = await waited(transmissions.peek()); tx && !isLater(tx, doc); tx = await waited(transmissions.peek())) {
         transmissions.take();
         if (tx._id === doc.hash) return tx.raw; // a transmission document: raw is hex
@@ -961,7 +976,7 @@ function createPersistence(options = {}) {
         }
       }
     } finally {
-      await Promise.all([observations.close(), transmissions.close()]);
+      await Promise.all([observations.close(), transmissions && transmissions.close()]);
     }
   }
 
