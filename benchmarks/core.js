@@ -270,8 +270,9 @@ function measureAdvertVerification() {
 /**
  * Hop resolution against the simulator's truth (large mesh, every node advertised at start):
  * per hash size, the share of hops resolved to the right repeater, to a wrong one, left
- * ambiguous or unknown. Paths are measured after the first third of the run, once adjacency
- * has been learned from unambiguous paths.
+ * ambiguous or unknown, and the CPU time resolvePath takes per path. Paths are measured after
+ * the first third of the run, once adjacency has been learned from unambiguous paths.
+ * `npm run bench:core -- --only=hops` runs this part alone.
  */
 function measureHopResolution() {
   const count = quick ? 60000 : 200000;
@@ -279,13 +280,18 @@ function measureHopResolution() {
   const engine = createEngine({ views: [], channels: sim.channels.map((c) => ({ name: c.name, key: c.key })) });
   const bySize = {};
   let index = 0;
+  let resolveCpu = 0; // CPU seconds inside resolvePath (views such as routes call it per observation)
+  let paths = 0;
   for (const message of sim.messages(count)) {
     const { report } = parseObserverMessage(message.topic, JSON.stringify(message.payload), Date.parse(message.payload.timestamp));
     const result = engine.ingest(report);
     if (result.error || !result.observation || index++ < count / 3) continue;
     const truth = message.truth && message.truth.hops;
     if (!truth || truth.length === 0) continue;
+    const cpu0 = process.cpuUsage();
     const entries = resolvePath(engine.store, result.observation.path, { observerId: report.observerId, sourceKey: result.tx.advert ? result.tx.advert.pubKey : null, routeType: result.tx.routeType });
+    resolveCpu += cpuSeconds(cpu0);
+    paths++;
     entries.forEach((entry, i) => {
       const size = entry.hop.length / 2;
       const tally = bySize[size] || (bySize[size] = { hops: 0, right: 0, wrong: 0, ambiguous: 0, unknown: 0 });
@@ -299,8 +305,8 @@ function measureHopResolution() {
     tally.wrong_free_share = round(1 - tally.wrong / tally.hops, 3);
     tally.resolved_share = round((tally.right + tally.wrong) / tally.hops, 3);
   }
-  console.log(`hop resolution (1-byte): right ${bySize[1] && bySize[1].right_share}, wrong-free ${bySize[1] && bySize[1].wrong_free_share}`);
-  return { profile: 'large', reports: count, measured_after: Math.round(count / 3), by_hash_size: bySize };
+  console.log(`hop resolution (1-byte): right ${bySize[1] && bySize[1].right_share}, wrong-free ${bySize[1] && bySize[1].wrong_free_share}, resolved ${bySize[1] && bySize[1].resolved_share}; ${round((1e6 * resolveCpu) / paths, 1)} µs CPU per path`);
+  return { profile: 'large', reports: count, measured_after: Math.round(count / 3), paths, resolve_cpu_us_per_path: round((1e6 * resolveCpu) / paths, 1), by_hash_size: bySize };
 }
 
 const HOSTILE_RUNS = ['longPaths', 'randomObservers', 'randomAdverts', 'randomChannels', 'extremeNumbers', 'oddStrings', 'randomBytes'];
