@@ -40,8 +40,10 @@ function Observations({ observations, observers }) {
 
 export function PacketPage({ hash }) {
   const valid = /^[0-9a-fA-F]{1,16}$/.test(hash || '');
-  const { data, loading, error } = useView('packets', { hash: (hash || '').toLowerCase() }, { enabled: valid });
-  const { byId } = useObservers();
+  // One packet by hash is an identity, not a list: shown whole (every observer's report), whatever
+  // the header's region, so a link to it never reads "not found" in another scope.
+  const { data, loading, error } = useView('packets', { hash: (hash || '').toLowerCase() }, { enabled: valid, scoped: false });
+  const { byId } = useObservers({ allRegions: true });
   const packet = data && data.packets[0];
   if (!valid) return <><PageHeader title="Packet" /><div className="state state-error">“{hash}” is not a packet hash (up to 16 hex digits).</div></>;
   return (
