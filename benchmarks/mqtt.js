@@ -120,8 +120,14 @@ function engineOnly(count) {
   const messages = sim.messages(count).map((m) => [m.topic, Buffer.from(JSON.stringify(m.payload))]);
   const engine = createEngine({ channels: sim.channels.map((c) => ({ name: c.name, key: c.key })), store: { memoryBudgetBytes: 4 * 1024 ** 3 } });
   const started = process.hrtime.bigint();
+  const cpuBefore = process.cpuUsage();
   for (const [topic, payload] of messages) engine.ingest(parseObserverMessage(topic, payload, Date.now()).report);
-  return Math.round(count / (Number(process.hrtime.bigint() - started) / 1e9));
+  const cpu = process.cpuUsage(cpuBefore);
+  return {
+    perSecond: Math.round(count / (Number(process.hrtime.bigint() - started) / 1e9)),
+    // Per CPU-second: comparable with the parts' ingested_per_cpu_s whatever else runs beside.
+    perCpuSecond: Math.round(count / ((cpu.user + cpu.system) / 1e6)),
+  };
 }
 
 const BROKER = { maxQueuedMessages: 0, maxInflightMessages: 1000, persistence: true, sysInterval: 1 };
@@ -133,6 +139,20 @@ function pin(pid, cpu) {
   if (os.cpus().length < 2) return false;
   try {
     execFileSync('taskset', ['-cp', String(cpu), String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Pin every thread of the process listening on 127.0.0.1:`port` (the tests' Java MongoDB) to `cpu`. */
+function pinListener(port, cpu) {
+  if (os.cpus().length < 2 || !port) return false;
+  try {
+    const listing = execFileSync('ss', ['-H', '-ltnp', `sport = :${port}`], { encoding: 'utf8' });
+    const match = /pid=(\d+)/.exec(listing);
+    if (!match) return false;
+    execFileSync('taskset', ['-a', '-cp', String(cpu), match[1]], { stdio: 'ignore' });
     return true;
   } catch {
     return false;
@@ -324,12 +344,17 @@ async function main() {
   const publisher = startPublisher();
   let mongo = null;
   let engineOnlyPerS = null;
+  let engineOnlyPerCpuS = null;
+  // Started from this (core 1) process, the Java MongoDB would share MeshPulse's core.
+  let mongoPinned = null;
   const parts = {};
   try {
     console.log(`mosquitto at ${broker.url}; generating ${SIZES.burst} messages in the publisher...`);
     const generated = publisher.request({ cmd: 'generate', seed: 2026, count: SIZES.burst });
-    engineOnlyPerS = engineOnly(SIZES.engineOnly);
-    console.log(`engine only (parse + ingest, no MQTT): ${engineOnlyPerS}/s`);
+    const engineOnlyRates = engineOnly(SIZES.engineOnly);
+    engineOnlyPerS = engineOnlyRates.perSecond;
+    engineOnlyPerCpuS = engineOnlyRates.perCpuSecond;
+    console.log(`engine only (parse + ingest, no MQTT): ${engineOnlyPerS}/s, ${engineOnlyPerCpuS} per CPU-second`);
     await generated;
     for (const qos of [0, 1]) {
       const name = `burst_qos${qos}`;
@@ -346,18 +371,20 @@ async function main() {
     if (wanted('backlog_qos1_persistence')) {
       // The same backlog drained with write-behind to MongoDB: the persistence figure beside it.
       mongo = mongo || await startMongo();
+      mongoPinned = pinListener(mongo.port, 0);
       console.log(`backlog_qos1_persistence: ${SIZES.burst} messages queued while away, with persistence...`);
       parts.backlog_qos1_persistence = await runPart({ name: 'backlog_qos1_persistence', broker, publisher, count: SIZES.burst, qos: 1, session: 'persistent', backlog: true, mongo });
       console.log(parts.backlog_qos1_persistence);
     }
-    if (!only) {
-
+    if (wanted('burst_qos1_persistence')) {
       mongo = mongo || await startMongo();
+      mongoPinned = pinListener(mongo.port, 0);
       console.log(`MongoDB: ${process.env.MONGO_URL ? 'MONGO_URL' : 'mongo-java-server'}; burst_qos1_persistence: ${SIZES.persistence} messages...`);
-      await publisher.request({ cmd: 'generate', seed: 2027, count: SIZES.persistence });
+      if (SIZES.persistence !== SIZES.burst) await publisher.request({ cmd: 'generate', seed: 2027, count: SIZES.persistence });
       parts.burst_qos1_persistence = await runPart({ name: 'burst_qos1_persistence', broker, publisher, count: SIZES.persistence, qos: 1, mongo });
       console.log(parts.burst_qos1_persistence);
-
+    }
+    if (!only) {
       console.log(`restart: ${SIZES.restart} messages at ${SIZES.restartRate}/s, broker restarted twice...`);
       await publisher.request({ cmd: 'generate', seed: 2028, count: SIZES.restart });
       const { createSimulator } = require('../imports/core/simulate');
@@ -391,9 +418,10 @@ async function main() {
     pinning: pinned && brokerPinned ? 'MeshPulse on core 1; broker, publisher and mongo-java-server on core 0 (taskset)' : 'not pinned (taskset or a second core missing)',
     load_average: os.loadavg().map((v) => round(v, 2)),
     engine_only_per_s: engineOnlyPerS,
+    engine_only_per_cpu_s: engineOnlyPerCpuS,
   };
   if (only) {
-    writeResult('mqtt-only', { benchmark: 'mqtt-only', quick: false, command: `npm run bench:mqtt -- ${process.argv.slice(2).join(' ')}`, ...common, parts });
+    writeResult('mqtt-only', { benchmark: 'mqtt-only', quick: false, command: `npm run bench:mqtt -- ${process.argv.slice(2).join(' ')}`, ...common, mongo_pinned_to_core_0: mongoPinned, parts });
     return;
   }
   const result = {
@@ -408,9 +436,13 @@ async function main() {
     pinning: pinned && brokerPinned ? 'MeshPulse on core 1; broker, publisher and mongo-java-server on core 0 (taskset)' : 'not pinned (taskset or a second core missing)',
     load_average: os.loadavg().map((v) => round(v, 2)),
     engine_only_per_s: engineOnlyPerS,
+    engine_only_per_cpu_s: engineOnlyPerCpuS,
+    mongo_pinned_to_core_0: mongoPinned,
     headline: {
       intake_per_s_from_backlog_qos1: parts.backlog_qos1.ingested_per_s,
+      intake_per_cpu_s_from_backlog_qos1: parts.backlog_qos1.ingested_per_cpu_s,
       engine_only_per_s: engineOnlyPerS,
+      engine_only_per_cpu_s: engineOnlyPerCpuS,
       ingest_per_s_qos0: parts.burst_qos0.ingested_per_s,
       ingest_per_s_qos1: parts.burst_qos1.ingested_per_s,
       ingest_per_s_qos1_with_persistence: parts.burst_qos1_persistence.ingested_per_s,
