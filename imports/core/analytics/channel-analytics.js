@@ -5,15 +5,20 @@
  *   activeDecryptable  of those, the ones with a decrypted message in that window;
  *   topSenders         the 15 senders with most decrypted transmissions (a retry counts again),
  *                      each with the channels they wrote in;
- *   timeline           per channel hash, counts per clock hour for the last `hours` hours
- *                      (oldest first, from `timeline.from`; the hour holding `now` is last);
+ *   timeline           per channel hash, counts per time bucket over the last `hours` hours
+ *                      (oldest first, from `timeline.from`; the bucket holding `now` is last).
+ *                      `bucket` (time-buckets.js) picks minutes, 5 or 15 minutes or hours; 'auto'
+ *                      keeps the heatmap to at most 60 columns over the span with data. Minute
+ *                      and 5-minute counts reach back 3 and 24 hours from the newest packet, so a
+ *                      finer timeline starts no earlier (`timeline.bucket.from`);
  *   lengths            decrypted texts by length in characters (code points), bins of 20, 180+ last.
  *
- * State is O(1) per transmission: per-hash hour buckets, a sender Map and the length bins.
+ * State is O(1) per transmission: per-hash time buckets, a sender Map and the length bins.
  * Only the first observation of a transmission counts; later ones change nothing here.
  */
 const { BYTES, entryBytes } = require('../memory-account');
-const { defineView, memoryPart, bump, hourBucket, HOUR_MS, DAY_MS } = require('./view');
+const { defineView, memoryPart, bump, HOUR_MS, DAY_MS } = require('./view');
+const { TimeCounts, chooseBucket, describeBucket, bucketStart, bucketParam, BUCKET_MS, newestTime } = require('./time-buckets');
 const { channelName } = require('./channels');
 
 const TOP_SENDERS = 15;
@@ -50,8 +55,12 @@ function topByMessages(map, limit) {
   return top;
 }
 
-// A channel or sender entry: its object and its Map (plus the key, charged by charge()).
-const ENTRY_BYTES = BYTES.object + 3 * BYTES.field + BYTES.map;
+// A channel entry (its object) and a sender entry (its object and its Map), plus the key,
+// charged by charge(). A channel's time buckets are charged by TimeCounts.
+const CHANNEL_BYTES = BYTES.object + 2 * BYTES.field;
+const SENDER_BYTES = BYTES.object + 2 * BYTES.field + BYTES.map;
+// The timeline heatmap's widest 'auto' choice.
+const TIMELINE_MAX_COLUMNS = 60;
 
 function charge(state, bytes, key) {
   if (state.part) state.part.add(bytes + Math.sign(bytes) * entryBytes(key));
@@ -59,13 +68,15 @@ function charge(state, bytes, key) {
 
 module.exports = defineView({
   name: 'channelAnalytics',
-  description: 'Active channels, top senders, hour x channel timeline, message lengths.',
+  description: 'Active channels, top senders, time x channel timeline (minute to hour buckets), message lengths.',
   params: {
     hours: { type: 'int', min: 1, max: 48, default: 24 },
+    bucket: bucketParam,
   },
   createState: (store) => ({
     part: memoryPart(store, 'channelAnalytics'),
-    byHash: new Map(), // hash -> { messages, hours: Map hour -> count, lastDecrypted }
+    byHash: new Map(), // hash -> { messages, lastDecrypted }
+    perTime: new TimeCounts({ width: 1, keyed: true, part: memoryPart(store, 'channelAnalytics') }), // bucket -> hash -> [messages]
     senders: new Map(), // sender -> { messages, channels: Map channel name -> count }
     lengths: new Array(LENGTH_BINS).fill(0),
     messages: 0,
@@ -75,13 +86,13 @@ module.exports = defineView({
     if (tx.channelHash === null || observation !== tx.observations[0]) return false;
     let channel = state.byHash.get(tx.channelHash);
     if (!channel) {
-      channel = { messages: 0, hours: new Map(), lastDecrypted: null };
+      channel = { messages: 0, lastDecrypted: null };
       state.byHash.set(tx.channelHash, channel);
-      charge(state, ENTRY_BYTES, tx.channelHash);
+      charge(state, CHANNEL_BYTES, tx.channelHash);
     }
     channel.messages++;
     state.messages++;
-    bump(channel.hours, hourBucket(tx.time), 1, state.part);
+    state.perTime.add(tx.time, tx.channelHash, 0, 1);
     const { message } = tx;
     if (message) {
       state.decrypted++;
@@ -92,7 +103,7 @@ module.exports = defineView({
         if (!sender) {
           sender = { messages: 0, channels: new Map() };
           state.senders.set(message.sender, sender);
-          charge(state, ENTRY_BYTES, message.sender);
+          charge(state, SENDER_BYTES, message.sender);
         }
         sender.messages++;
         bump(sender.channels, message.channel, 1, state.part);
@@ -105,10 +116,10 @@ module.exports = defineView({
     const channel = state.byHash.get(tx.channelHash);
     if (!channel) return false;
     state.messages--;
-    bump(channel.hours, hourBucket(tx.time), -1, state.part);
+    state.perTime.add(tx.time, tx.channelHash, 0, -1);
     if (--channel.messages === 0) {
       state.byHash.delete(tx.channelHash);
-      charge(state, -ENTRY_BYTES, tx.channelHash);
+      charge(state, -CHANNEL_BYTES, tx.channelHash);
     }
     const { message } = tx;
     if (message) {
@@ -121,7 +132,7 @@ module.exports = defineView({
         bump(sender.channels, message.channel, -1, state.part);
         if (--sender.messages === 0) {
           state.senders.delete(message.sender);
-          charge(state, -ENTRY_BYTES, message.sender);
+          charge(state, -SENDER_BYTES, message.sender);
         }
       }
     }
@@ -129,7 +140,8 @@ module.exports = defineView({
   },
   snapshot(state, params, store, now) {
     const dayAgo = now - DAY_MS;
-    const from = hourBucket(now) - (params.hours - 1) * HOUR_MS;
+    const { size, from, columns } = timelineWindow(state, params, store, now);
+    const perHash = state.perTime.columns(size, { from, count: columns, newest: newestTime(store) });
     let activeChannels = 0;
     let activeDecryptable = 0;
     const timeline = [];
@@ -138,12 +150,10 @@ module.exports = defineView({
         activeChannels++;
         if (channel.lastDecrypted && channel.lastDecrypted.time >= dayAgo) activeDecryptable++;
       }
-      const counts = new Array(params.hours);
+      const counts = perHash.get(hash);
+      if (!counts) continue;
       let total = 0;
-      for (let i = 0; i < params.hours; i++) {
-        counts[i] = channel.hours.get(from + i * HOUR_MS) || 0;
-        total += counts[i];
-      }
+      for (let i = 0; i < counts.length; i++) total += counts[i];
       if (total > 0) timeline.push({ hash, name: channelName(store, hash), total, counts });
     }
     timeline.sort((a, b) => b.total - a.total || (a.hash < b.hash ? -1 : 1));
@@ -161,7 +171,13 @@ module.exports = defineView({
       decrypted: state.decrypted,
       senders: state.senders.size,
       topSenders,
-      timeline: { from, hours: params.hours, channels: timeline },
+      timeline: {
+        from,
+        hours: params.hours,
+        bucket: describeBucket(size, params.bucket, state.perTime.fromOf(size, newestTime(store))),
+        columns,
+        channels: timeline,
+      },
       lengths: state.lengths.map((count, bin) => ({
         from: bin * LENGTH_BIN,
         to: bin === LENGTH_BINS - 1 ? null : (bin + 1) * LENGTH_BIN - 1,
@@ -170,5 +186,23 @@ module.exports = defineView({
     };
   },
 });
+
+/**
+ * The timeline's bucket size and columns: the last `hours` hours up to the bucket holding
+ * `now`, starting no earlier than the size's exact window. 'auto' looks at the span from the
+ * window's start (or the oldest stored packet, when later) to now.
+ */
+function timelineWindow(state, params, store, now) {
+  const windowStart = bucketStart(now, HOUR_MS) - (params.hours - 1) * HOUR_MS;
+  const oldestStored = store.fifo.length ? store.fifo.first().time : now;
+  const size = chooseBucket(params.bucket, {
+    oldest: Math.max(windowStart, Math.min(oldestStored, now)), newest: now, lastTime: newestTime(store), maxPoints: TIMELINE_MAX_COLUMNS, counts: state.perTime,
+  });
+  const ms = BUCKET_MS[size];
+  const last = bucketStart(now, ms);
+  const exactFrom = state.perTime.fromOf(size, newestTime(store));
+  const from = Math.max(windowStart, Number.isFinite(exactFrom) ? exactFrom : windowStart);
+  return { size, from, columns: Math.max(0, (last - from) / ms + 1) };
+}
 
 module.exports.codePointLength = codePointLength;

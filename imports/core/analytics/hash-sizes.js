@@ -1,30 +1,29 @@
 'use strict';
 /**
  * hashSizes: how wide the hop hashes in paths are (1, 2 or 3 bytes, chosen by the sender's
- * firmware), overall and per hour, the busiest hops with their hash size and resolved node, and
+ * firmware), overall and per time bucket (minute to hour: `bucket` parameter, time-buckets.js), the busiest hops with their hash size and resolved node, and
  * the nodes seen behind multi-byte hashes (a sign of up-to-date firmware).
  *
- * Units: the distribution and `perHour` count transmissions that at least one observer heard
+ * Units: the distribution and `perBucket` count transmissions that at least one observer heard
  * with one or more hops (zero-hop and TRACE packets carry no hop hash); the hash size is that of
- * the first such observation, the hour that of the transmission's first hearing. `hops` and
+ * the first such observation, the bucket that of the transmission's first hearing. `hops` and
  * `multiByte` count appearances of a hop in observed paths (a hop heard by three observers
  * counts three times). All figures are exact.
  */
-const { defineView, bump, hourBucket, memoryPart } = require('./view');
-const { BYTES, entryBytes } = require('../memory-account');
+const { defineView, bump, memoryPart } = require('./view');
 const { topByCount, describePrefix } = require('./aggregates');
+const { TimeCounts, chooseBucket, describeBucket, bucketParam, newestTime } = require('./time-buckets');
 
 const TOP_HOPS = 50;
 const LIST_LIMIT = 200;
 
-const HOUR_ROW_BYTES = BYTES.object + 4 * BYTES.arraySlot + entryBytes(0.5);
-
 function createState(store) {
+  const part = memoryPart(store, 'hashSizes');
   return {
-    part: memoryPart(store, 'hashSizes'),
+    part,
     transmissions: 0, // with at least one observed hop
     bySize: [0, 0, 0, 0], // index = hash size in bytes
-    perHour: new Map(), // hour -> [_, size1, size2, size3]
+    perTime: new TimeCounts({ width: 3, part }), // bucket -> [size1, size2, size3]
     hopCounts: new Map(), // hop hash -> appearances
   };
 }
@@ -39,18 +38,7 @@ function countTransmission(state, tx, observation, sign) {
   const hashSize = observation.path[0].length / 2;
   state.transmissions += sign;
   state.bySize[hashSize] += sign;
-  const hour = hourBucket(tx.time);
-  let row = state.perHour.get(hour);
-  if (!row) {
-    row = [0, 0, 0, 0];
-    state.perHour.set(hour, row);
-    if (state.part) state.part.add(HOUR_ROW_BYTES);
-  }
-  row[hashSize] += sign;
-  if (row[1] + row[2] + row[3] === 0) {
-    state.perHour.delete(hour);
-    if (state.part) state.part.add(-HOUR_ROW_BYTES);
-  }
+  state.perTime.add(tx.time, null, hashSize - 1, sign);
 }
 
 function apply(state, tx, observation) {
@@ -122,20 +110,21 @@ function snapshot(state, params, store) {
     transmissions: state.bySize[hashSize],
     share: state.transmissions ? state.bySize[hashSize] / state.transmissions : 0,
   }));
-  const perHour = Array.from(state.perHour.keys()).sort((a, b) => a - b).map((hour) => {
-    const row = state.perHour.get(hour);
-    return { hour, bySize: { 1: row[1], 2: row[2], 3: row[3] } };
-  });
+  const oldest = store.fifo.length ? store.fifo.first().time : null;
+  const newest = newestTime(store);
+  const size = chooseBucket(params.bucket, { oldest, newest, counts: state.perTime });
+  const perBucket = state.perTime.series(size, { newest }).map(({ start, row }) => ({ time: start, bySize: { 1: row[0], 2: row[1], 3: row[2] } }));
   return {
     units: {
       distribution: 'transmissions heard with at least one hop (TRACE and zero-hop excluded); size of the first such observation',
-      perHour: 'same transmissions by first-heard hour',
+      perBucket: 'same transmissions by first-heard time, per bucket (see bucket)',
       hops: 'appearances of the hop hash in observed paths',
       multiByte: 'nodes uniquely matching a 2- or 3-byte hop hash; count = appearances of those hops',
     },
     transmissions: state.transmissions,
     distribution,
-    perHour,
+    bucket: describeBucket(size, params.bucket, state.perTime.fromOf(size, newest)),
+    perBucket,
     hops: topByCount(state.hopCounts, TOP_HOPS).map(([hop, appearances]) => ({ hop, hashSize: hop.length / 2, count: appearances, ...describePrefix(store, hop) })),
     multiByte: multiByte(state, store),
   };
@@ -143,8 +132,8 @@ function snapshot(state, params, store) {
 
 module.exports = defineView({
   name: 'hashSizes',
-  description: 'Hop hash sizes (1/2/3 bytes) overall and per hour, top hops, nodes with multi-byte hashes.',
-  params: {},
+  description: 'Hop hash sizes (1/2/3 bytes) overall and per time bucket (minute to hour), top hops, nodes with multi-byte hashes.',
+  params: { bucket: bucketParam },
   createState,
   apply,
   evict,

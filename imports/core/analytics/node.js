@@ -6,6 +6,13 @@
  * coverage, hop distribution, top peers, weekday x hour heatmap, availability, longest
  * silence, relay share, SNR mean/deviation and a signal grade).
  *
+ * Activity and SNR trend come per time bucket (`bucket`, time-buckets.js): hours from the shared
+ * node aggregates, and minutes (newest 3 hours) or 5/15 minutes (newest 24 hours) from this
+ * view's own per-key counts, kept as packets arrive and leave with the same per-key definition
+ * (a packet counts once per key that names it; a key's SNR sums the observations naming it).
+ * 'auto' picks the finest size with at most 180 buckets from when the node was first heard (in
+ * the window) to now. The heatmap, availability and longest silence stay hourly.
+ *
  * "Its packets" and how 1-byte prefixes shared by several nodes count: see node-health.js;
  * `ambiguousPrefix` says when this node shares its first key byte with another known node,
  * so that 1-byte hops, src and dest hashes counted here may be the other node's.
@@ -29,7 +36,8 @@
  * Subscribers are told only about their node: apply/evict return the public keys whose
  * aggregates changed, and scopeOf is the public key.
  */
-const { defineView, topEntries, hourBucket, HOUR_MS, DAY_MS } = require('./view');
+const { defineView, memoryPart, topEntries, hourBucket, HOUR_MS, DAY_MS } = require('./view');
+const { TimeCounts, chooseBucket, describeBucket, bucketParam, newestTime, HOUR_MS: ONE_HOUR } = require('./time-buckets');
 const {
   NodeTracker, sharedTracker, healthSummary, HOP_BINS, observerTotals, prefixSharers, signalGrade, mean, hourTimes, dayStart, HOUR_FIELD: H,
   forEachTransmissionOfNode, recentTransmissionsOfNode,
@@ -156,7 +164,77 @@ function longestSilence(store, pubKey, hours, from, now) {
   return longest;
 }
 
-function windowAnalytics(store, aggregates, node, days, now) {
+// Fine time rows per key: [packets, snr sum, snr count]; hours live in the shared aggregates.
+const PACKETS = 0;
+const SNR_SUM = 1;
+const SNR_COUNT = 2;
+const FINE_LEVELS = [{ name: 'minute', keepMs: 3 * ONE_HOUR }, { name: '5min', keepMs: 24 * ONE_HOUR }];
+
+/** Keys an observation names (node-health.js): the advert key, src and dest hashes, its path's hops; each once. */
+function keysNamedBy(tx, observation, keys) {
+  keys.length = 0;
+  if (tx.advert !== null) keys.push(tx.advert.pubKey);
+  if (tx.srcHash !== null && !keys.includes(tx.srcHash)) keys.push(tx.srcHash);
+  if (tx.destHash !== null && !keys.includes(tx.destHash)) keys.push(tx.destHash);
+  const path = observation.path;
+  for (let i = 0; i < path.length; i++) if (!keys.includes(path[i])) keys.push(path[i]);
+  return keys;
+}
+
+const scratchKeys = [];
+
+/** Was `key` named by an observation of `tx` before observations[index]? (transmission keys always are) */
+function namedBefore(tx, index, key) {
+  if (index === 0) return false;
+  if ((tx.advert !== null && tx.advert.pubKey === key) || tx.srcHash === key || tx.destHash === key) return true;
+  for (let i = 0; i < index; i++) if (tx.observations[i].path.includes(key)) return true;
+  return false;
+}
+
+function applyFine(fine, tx, observation) {
+  const observations = tx.observations;
+  let index = observations.length - 1;
+  if (observations[index] !== observation) index = observations.indexOf(observation); // a late view catching up
+  if (index < 0) index = observations.length - 1;
+  const keys = keysNamedBy(tx, observation, scratchKeys);
+  const { snr } = observation;
+  for (let k = 0; k < keys.length; k++) {
+    if (!namedBefore(tx, index, keys[k])) fine.add(tx.time, keys[k], PACKETS, 1);
+    if (snr !== null) {
+      fine.add(tx.time, keys[k], SNR_SUM, snr);
+      fine.add(tx.time, keys[k], SNR_COUNT, 1);
+    }
+  }
+}
+
+function evictFine(fine, tx) {
+  const all = new Set();
+  for (const observation of tx.observations) {
+    const keys = keysNamedBy(tx, observation, scratchKeys);
+    for (let k = 0; k < keys.length; k++) {
+      all.add(keys[k]);
+      if (observation.snr !== null) {
+        fine.add(tx.time, keys[k], SNR_SUM, -observation.snr);
+        fine.add(tx.time, keys[k], SNR_COUNT, -1);
+      }
+    }
+  }
+  for (const key of all) fine.add(tx.time, key, PACKETS, -1);
+}
+
+/** Activity and SNR trend of one node per `size` bucket over [from, to): from the fine counts. */
+function fineSeries(fine, size, pubKey, from, to, newest) {
+  const activity = [];
+  const snrTrend = [];
+  for (const { start, row } of fine.series(size, { keys: NodeTracker.keysOf(pubKey), from, to: to - 1, newest })) {
+    if (row[PACKETS] > 0) activity.push({ time: start, packets: row[PACKETS] });
+    if (row[SNR_COUNT] > 0) snrTrend.push({ time: start, meanSnr: row[SNR_SUM] / row[SNR_COUNT] });
+  }
+  return { activity, snrTrend };
+}
+
+function windowAnalytics(store, aggregates, node, params, now, fine) {
+  const { days } = params;
   const today = dayStart(now);
   const windowStart = today - (days - 1) * DAY_MS;
   const windowEnd = today + DAY_MS;
@@ -189,8 +267,8 @@ function windowAnalytics(store, aggregates, node, days, now) {
     for (const [peer, count] of day.peers) peers.set(peer, (peers.get(peer) || 0) + count);
   }
   let activeHours = 0;
-  const hourlyActivity = [];
-  const snrTrend = [];
+  let activity = [];
+  let snrTrend = [];
   const heatmap = Array.from({ length: 7 }, () => new Array(24).fill(0));
   const hours = [];
   for (let start = windowStart; start < windowEnd; start += HOUR_MS) {
@@ -209,8 +287,8 @@ function windowAnalytics(store, aggregates, node, days, now) {
     if (buckets.length === 0) continue;
     if (start <= currentHour && start >= firstHour) activeHours++;
     if (start + HOUR_MS > heardFrom) hours.push([start, buckets]);
-    hourlyActivity.push({ hour: start, packets: hourPackets });
-    if (snrHourCount > 0) snrTrend.push({ hour: start, meanSnr: snrHourSum / snrHourCount });
+    activity.push({ time: start, packets: hourPackets });
+    if (snrHourCount > 0) snrTrend.push({ time: start, meanSnr: snrHourSum / snrHourCount });
     const day = Math.floor(start / DAY_MS);
     heatmap[(day + EPOCH_WEEKDAY) % 7][(start - day * DAY_MS) / HOUR_MS] += hourPackets;
   }
@@ -228,13 +306,16 @@ function windowAnalytics(store, aggregates, node, days, now) {
   });
   const snrMean = mean(snrSum, snrCount);
   const snrStdDev = standardDeviation(snrCount, snrSum, snrSquares);
+  const size = chooseBucket(params.bucket, { oldest: heardFrom, newest: now, lastTime: newestTime(store), counts: fine });
+  if (size !== 'hour') ({ activity, snrTrend } = fineSeries(fine, size, node.pubKey, windowStart, windowEnd, newestTime(store)));
   return {
     days,
     windowStart,
     packets,
     relayed,
     relayPct: packets > 0 ? (100 * relayed) / packets : null,
-    hourlyActivity,
+    bucket: describeBucket(size, params.bucket, fine.fromOf(size, newestTime(store))),
+    activity,
     snrTrend,
     packetTypes,
     observerCoverage,
@@ -257,17 +338,27 @@ function scopeList(touched) {
 
 module.exports = defineView({
   name: 'node',
-  description: 'One node: adverts, health, recent packets and analytics over N days.',
+  description: 'One node: adverts, health, recent packets and analytics over N days (activity and SNR trend per minute to hour).',
   params: {
     pubKey: { type: 'string', required: true, maxLength: 64, pattern: PUBLIC_KEY_RE, lowerCase: true },
     days: { type: 'int', min: 1, max: 90, default: 7 },
+    bucket: bucketParam,
   },
-  createState: (store) => ({ tracker: sharedTracker(store) }),
-  apply: (state, tx, observation, store) => scopeList(state.tracker.applyFor(state, tx, observation, store)),
-  evict: (state, tx) => scopeList(state.tracker.evictFor(state, tx)),
+  createState: (store) => ({
+    tracker: sharedTracker(store),
+    fine: new TimeCounts({ width: 3, countFields: [PACKETS, SNR_COUNT], keyed: true, part: memoryPart(store, 'node'), levels: FINE_LEVELS }),
+  }),
+  apply(state, tx, observation, store) {
+    applyFine(state.fine, tx, observation);
+    return scopeList(state.tracker.applyFor(state, tx, observation, store));
+  },
+  evict(state, tx) {
+    evictFine(state.fine, tx);
+    return scopeList(state.tracker.evictFor(state, tx));
+  },
   // A node's figures sum its key's and its three prefixes' aggregates; adverts change its entry.
   scopeOf: (params) => NodeTracker.keysOf(params.pubKey),
-  snapshot({ tracker }, params, store, now) {
+  snapshot({ tracker, fine }, params, store, now) {
     const node = store.nodes.get(params.pubKey);
     if (!node) return { found: false };
     const aggregates = tracker.nodeAggregates(node.pubKey);
@@ -304,7 +395,7 @@ module.exports = defineView({
       sharesPrefixWith: sharers,
       adverts,
       health: { ...healthSummary(aggregates, node, now), observers, recentPackets },
-      analytics: windowAnalytics(store, aggregates, node, params.days, now),
+      analytics: windowAnalytics(store, aggregates, node, params, now, fine),
     };
   },
 });

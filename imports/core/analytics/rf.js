@@ -5,8 +5,9 @@
  *
  * Units: SNR, RSSI and the scatter count observations (one observer's report; reports without
  * the figure are left out); sizes and payload-type counts count transmissions (a packet heard by
- * several observers once); `perHour` gives both, transmissions by first-heard hour and
- * observations by report hour.
+ * several observers once); `perBucket` gives both, transmissions by first-heard time and
+ * observations by report time, per minute, 5 or 15 minutes or hour (`bucket` parameter,
+ * time-buckets.js; the snapshot's `bucket` says which size and since when it is exact).
  *
  * Exactness: SNR (0.25 dB steps) and RSSI (whole dBm) are counted on integer grids, so every
  * figure is exact; off-grid or out-of-range values are kept exactly in a fallback of up to 4,096
@@ -16,7 +17,8 @@
  * observations with both SNR and RSSI, exactly, "most recent" ordered by (time, transmission
  * seq, position in the transmission's observations).
  */
-const { defineView, memoryPart, bump, hourBucket } = require('./view');
+const { defineView, memoryPart, bump } = require('./view');
+const { TimeCounts, chooseBucket, describeBucket, bucketParam, newestTime } = require('./time-buckets');
 const { ValueDistribution, MeanAccumulator } = require('./aggregates');
 const { PAYLOAD_TYPES } = require('../decode');
 
@@ -31,16 +33,20 @@ function scatterOrder(a, b) {
   return a.time - b.time || a.seq - b.seq || a.index - b.index;
 }
 
+// Fields of a time row.
+const TRANSMISSIONS = 0;
+const OBSERVATIONS = 1;
+
 function createState(store) {
+  const part = memoryPart(store, 'rf');
   return {
-    part: memoryPart(store, 'rf'),
+    part,
     transmissions: 0,
     observations: 0,
     snr: new ValueDistribution({ scale: 4, min: -128, max: 127.75 }),
     rssi: new ValueDistribution({ scale: 1, min: -256, max: 63 }),
     size: new ValueDistribution({ scale: 1, min: 0, max: 255 }),
-    transmissionsByHour: new Map(),
-    observationsByHour: new Map(),
+    perTime: new TimeCounts({ width: 2, part }), // [transmissions, observations] per bucket
     byType: new Map(), // payload type -> { transmissions, observations, snr: MeanAccumulator }
     // Scatter candidates ascending by scatterOrder: always the top entries.length of all stored
     // observations with both figures (the invariant every update below keeps).
@@ -113,12 +119,12 @@ function apply(state, tx, observation) {
   if (observation === tx.observations[0]) {
     state.transmissions++;
     state.size.add(tx.size);
-    bump(state.transmissionsByHour, hourBucket(tx.time), 1, state.part);
+    state.perTime.add(tx.time, null, TRANSMISSIONS, 1);
     type.transmissions++;
   }
   state.observations++;
   type.observations++;
-  bump(state.observationsByHour, hourBucket(observation.time), 1, state.part);
+  state.perTime.add(observation.time, null, OBSERVATIONS, 1);
   if (observation.snr !== null) {
     state.snr.add(observation.snr);
     type.snr.add(observation.snr);
@@ -132,12 +138,12 @@ function evict(state, tx, store) {
   const type = state.byType.get(tx.payloadType);
   state.transmissions--;
   state.size.remove(tx.size);
-  bump(state.transmissionsByHour, hourBucket(tx.time), -1, state.part);
+  state.perTime.add(tx.time, null, TRANSMISSIONS, -1);
   type.transmissions--;
   for (const observation of tx.observations) {
     state.observations--;
     type.observations--;
-    bump(state.observationsByHour, hourBucket(observation.time), -1, state.part);
+    state.perTime.add(observation.time, null, OBSERVATIONS, -1);
     if (observation.snr !== null) {
       state.snr.remove(observation.snr);
       type.snr.remove(observation.snr);
@@ -149,12 +155,14 @@ function evict(state, tx, store) {
   return true;
 }
 
-function snapshot(state) {
-  const hours = new Set([...state.transmissionsByHour.keys(), ...state.observationsByHour.keys()]);
-  const perHour = Array.from(hours).sort((a, b) => a - b).map((hour) => ({
-    hour,
-    transmissions: state.transmissionsByHour.get(hour) || 0,
-    observations: state.observationsByHour.get(hour) || 0,
+function snapshot(state, params, store) {
+  const oldest = store.fifo.length ? store.fifo.first().time : null;
+  const newest = newestTime(store);
+  const size = chooseBucket(params.bucket, { oldest, newest, counts: state.perTime });
+  const perBucket = state.perTime.series(size, { newest }).map(({ start, row }) => ({
+    time: start,
+    transmissions: row[TRANSMISSIONS],
+    observations: row[OBSERVATIONS],
   }));
   const payloadTypes = Array.from(state.byType.keys()).sort((a, b) => a - b).map((payloadType) => {
     const entry = state.byType.get(payloadType);
@@ -178,7 +186,7 @@ function snapshot(state) {
       snr: 'observation (dB)',
       rssi: 'observation (dBm)',
       size: 'transmission (bytes)',
-      perHour: 'transmissions by first-heard hour, observations by report hour',
+      perBucket: 'transmissions by first-heard time, observations by report time, per bucket (see bucket)',
       payloadTypes: 'transmissions and observations; meanSnr over observations with SNR',
       scatter: `the ${SCATTER_POINTS} most recent observations with both SNR and RSSI, newest first`,
     },
@@ -187,7 +195,8 @@ function snapshot(state) {
     snr: state.snr.summary(SIGNAL_BINS),
     rssi: state.rssi.summary(SIGNAL_BINS),
     size: state.size.summary(SIZE_BINS),
-    perHour,
+    bucket: describeBucket(size, params.bucket, state.perTime.fromOf(size, newest)),
+    perBucket,
     payloadTypes,
     scatter: { eligible: state.scatter.eligible, points },
   };
@@ -195,8 +204,8 @@ function snapshot(state) {
 
 module.exports = defineView({
   name: 'rf',
-  description: 'SNR/RSSI statistics and histograms, packet sizes, packets per hour, per payload type, SNR x RSSI scatter.',
-  params: {},
+  description: 'SNR/RSSI statistics and histograms, packet sizes, packets per time bucket (minute to hour), per payload type, SNR x RSSI scatter.',
+  params: { bucket: bucketParam },
   createState,
   apply,
   evict,

@@ -1,11 +1,12 @@
 'use strict';
-/** Shapes the `node` view's analytics into chart series: gap-free hours, labelled heatmap rows. */
+/** Shapes the `node` view's analytics into chart series: labelled heatmap rows, hop bars (gap-free buckets: time-buckets.js). */
 
 const HOUR_MS = 3600 * 1000;
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
 /**
- * One point per hour from `windowStart` up to the hour holding `now`: hours without packets are
+ * Hourly rows ({ hour, packets }, as node snapshots had before time buckets; the page now uses
+ * time-buckets.js fillBuckets): one point per hour from `windowStart` up to the hour holding `now`: hours without packets are
  * 0 (the view lists active hours only), so bars sit at their true time.
  */
 function fillHours(hourly, windowStart, now, key = 'packets') {

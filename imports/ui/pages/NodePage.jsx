@@ -1,6 +1,6 @@
 /**
  * One node: health figures, the observers that hear it, and charts over the last N days
- * (hourly activity, SNR trend, weekday x hour heatmap, hop distribution, peers, packet types,
+ * (activity and SNR trend per minute to hour, as the view picks for the span; weekday x hour heatmap, hop distribution, peers, packet types,
  * signal grade), plus its recent packets and adverts.
  */
 import React, { useState } from 'react';
@@ -23,10 +23,12 @@ import { TimeSeriesChart } from '../components/TimeSeriesChart';
 import { Heatmap } from '../components/Heatmap';
 import { HBarList } from '../components/HBarList';
 import { formatAgo, formatDb, formatDecimal, formatDuration, formatNumber, formatPct, formatClock, formatDateTime } from '../lib/format';
-import { fillHours, heatmapRows, hopBars, HOUR_MS } from '../lib/node-series';
+import { heatmapRows, hopBars, HOUR_MS } from '../lib/node-series';
+import { fillBuckets, bucketMsOf, perBucketText, bucketAdjective } from '../lib/time-buckets';
 
 const DAY_OPTIONS = [1, 7, 30].map((days) => ({ value: String(days), label: `${days} day${days > 1 ? 's' : ''}` }));
 const HOUR_LABELS = Array.from({ length: 24 }, (_, hour) => String(hour).padStart(2, '0'));
+const capitalize = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 const GRADE_TONE = { A: 'good', 'A-': 'good', 'B+': 'good', B: 'warn', C: 'warn', D: 'bad' };
 
 /** Clock hours from the one holding `from` through the one holding `now` (what availability counts). */
@@ -97,13 +99,15 @@ function RecentPackets({ packets }) {
 export function NodePage({ pubKey }) {
   const [days, setDays] = useState('7');
   const valid = /^[0-9a-fA-F]{64}$/.test(pubKey || '');
-  const { data, loading, error } = useView('node', { pubKey: (pubKey || '').toLowerCase(), days: Number(days) }, { enabled: valid });
+  // 'auto': minutes for a node heard for a few hours, up to hours for a week (the view says which).
+  const { data, loading, error } = useView('node', { pubKey: (pubKey || '').toLowerCase(), days: Number(days), bucket: 'auto' }, { enabled: valid });
   const { byId } = useObservers();
   const now = useNow(5000);
   if (!valid) return <><PageHeader title="Node" /><div className="state state-error">“{pubKey}” is not a node public key (64 hex digits).</div></>;
   const found = data && data.found;
   const node = found ? data.node : null;
   const analytics = found ? data.analytics : null;
+  const bucketMs = bucketMsOf(analytics && analytics.bucket);
   return (
     <>
       <PageHeader title={node ? node.name || pubKey.slice(0, 8) : 'Node'} busy={loading && Boolean(data)}
@@ -122,12 +126,12 @@ export function NodePage({ pubKey }) {
             )}
             <Health node={node} health={data.health} analytics={analytics} now={now} />
             <div className="grid-2">
-              <Card title="Hourly activity" subtitle="packets per hour">
-                <TimeSeriesChart kind="bars" barWidthMs={HOUR_MS} from={analytics.heardFrom} until={now} series={[{ name: 'packets', color: 'var(--accent)', points: fillHours(analytics.hourlyActivity, analytics.windowStart, now) }]} />
+              <Card title={`${capitalize(bucketAdjective(analytics.bucket))} activity`} subtitle={`packets ${perBucketText(analytics.bucket)}`}>
+                <TimeSeriesChart kind="bars" barWidthMs={bucketMs} from={analytics.heardFrom} until={now} series={[{ name: 'packets', color: 'var(--accent)', points: fillBuckets(analytics.activity || [], { bucketMs, windowStart: Math.max(analytics.windowStart, analytics.bucket && analytics.bucket.from ? analytics.bucket.from : -Infinity), now }) }]} />
               </Card>
-              <Card title="SNR trend" subtitle="hourly mean, dB">
-                <TimeSeriesChart zeroBased={false} yFormat={(v) => formatDecimal(v, 1)} bucketMs={HOUR_MS} from={analytics.heardFrom} until={now}
-                  series={[{ name: 'mean SNR', color: 'var(--accent-2)', points: analytics.snrTrend.map((p) => ({ x: p.hour, y: p.meanSnr })) }]} />
+              <Card title="SNR trend" subtitle={`mean ${perBucketText(analytics.bucket)}, dB`}>
+                <TimeSeriesChart zeroBased={false} yFormat={(v) => formatDecimal(v, 1)} bucketMs={bucketMs} from={analytics.heardFrom} until={now}
+                  series={[{ name: 'mean SNR', color: 'var(--accent-2)', points: (analytics.snrTrend || []).map((p) => ({ x: p.time, y: p.meanSnr })) }]} />
               </Card>
               <Card title="Uptime heatmap" subtitle="packets by weekday and hour (UTC)">
                 <Heatmap rows={heatmapRows(analytics.heatmap)} colLabels={HOUR_LABELS} />

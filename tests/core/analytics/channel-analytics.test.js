@@ -3,6 +3,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { checkAgainstBruteForce } = require('../../helpers/mesh');
 const { codePointLength } = require('../../../imports/core/analytics/channel-analytics');
+const { bruteNewest, bruteChoose, bruteDescribe, bruteFrom, SIZES, floorTo, checkStretched } = require('./bucket-brute');
 
 const HOUR = 3600e3;
 
@@ -36,12 +37,19 @@ function bruteAnalytics(store, params, now) {
       return { sender, messages, channels: [...perChannel].sort(byCountThenName).map(([name, count]) => ({ name, messages: count })) };
     });
 
-  const from = Math.floor(now / HOUR) * HOUR - (params.hours - 1) * HOUR;
+  // The last `hours` hours in buckets of the chosen size, no earlier than that size's window.
+  const windowStart = Math.floor(now / HOUR) * HOUR - (params.hours - 1) * HOUR;
+  const all = store.transmissions();
+  const oldestStored = all.length ? Math.min(...all.map((tx) => tx.time)) : now;
+  const size = bruteChoose(params.bucket, Math.max(windowStart, Math.min(oldestStored, now)), now, 60, bruteNewest(store));
+  const ms = SIZES[size];
+  const from = Math.max(windowStart, bruteFrom(size, bruteNewest(store)) ?? windowStart);
+  const columns = Math.max(0, (floorTo(now, ms) - from) / ms + 1);
   const timeline = hashes.map((hash) => {
     const counts = [];
-    for (let i = 0; i < params.hours; i++) {
-      const start = from + i * HOUR;
-      counts.push(txs.filter((tx) => tx.channelHash === hash && tx.time >= start && tx.time < start + HOUR).length);
+    for (let i = 0; i < columns; i++) {
+      const start = from + i * ms;
+      counts.push(txs.filter((tx) => tx.channelHash === hash && tx.time >= start && tx.time < start + ms).length);
     }
     return { hash, name: nameOf(hash), total: counts.reduce((a, b) => a + b, 0), counts };
   }).filter((row) => row.total > 0).sort((a, b) => b.total - a.total || (a.hash < b.hash ? -1 : 1));
@@ -65,7 +73,7 @@ function bruteAnalytics(store, params, now) {
     decrypted: decrypted.length,
     senders: senders.size,
     topSenders,
-    timeline: { from, hours: params.hours, channels: timeline },
+    timeline: { from, hours: params.hours, bucket: bruteDescribe(size, params.bucket, bruteNewest(store)), columns, channels: timeline },
     lengths,
   };
 }
@@ -74,9 +82,25 @@ test('channelAnalytics equals a brute-force recount after random inserts and evi
   for (const seed of [7, 13]) {
     checkAgainstBruteForce({
       view: 'channelAnalytics', bruteForce: bruteAnalytics, seed, count: 4000,
-      paramsList: [{}, { hours: 48 }, { hours: 1 }, { hours: '6' }],
+      paramsList: [{}, { hours: 48 }, { hours: 1 }, { hours: '6' }, ...BUCKETS.map((bucket) => ({ bucket })), { hours: 2, bucket: 'minute' }],
     });
   }
+});
+
+const BUCKETS = ['auto', 'minute', '5min', '15min', 'hour'];
+
+test('channelAnalytics timeline buckets stay exact over days, every size and window', () => {
+  const autoSizes = new Set();
+  const paramsList = [...BUCKETS.map((bucket) => ({ bucket })), ...BUCKETS.map((bucket) => ({ bucket, hours: 3 })), ...BUCKETS.map((bucket) => ({ bucket, hours: 48 }))];
+  for (const stretch of [2, 10, 30, 150]) {
+    const { engine, seen } = checkStretched({ view: 'channelAnalytics', bruteForce: bruteAnalytics, paramsList, stretch });
+    for (const size of seen) autoSizes.add(size);
+    if (stretch === 150) {
+      while (engine.store.size) engine.store.evictOldest();
+      assert.equal(engine.store.memory.part('channelAnalytics').bytes, 0);
+    }
+  }
+  assert.deepEqual([...autoSizes].sort(), ['15min', '5min', 'hour', 'minute']);
 });
 
 test('channelAnalytics counts characters, not UTF-16 units', () => {

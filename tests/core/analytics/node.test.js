@@ -7,6 +7,7 @@ const { createEngine } = require('../../../imports/core/engine');
 const { VIEWS_BY_NAME } = require('../../../imports/core/analytics');
 const { nodeStatus } = require('../../../imports/core/node-status');
 const { PAYLOAD_TYPES } = require('../../../imports/core/decode');
+const { bruteNewest, bruteChoose, bruteDescribe, bruteRows, checkStretched } = require('./bucket-brute');
 
 const HOUR = 3600e3;
 const DAY = 24 * HOUR;
@@ -26,7 +27,8 @@ function bruteNode(store, params, now) {
   const all = store.transmissions();
   // Each key sees the observations that name it (all of them for its advert, src and dest keys;
   // for a hop key those whose path shows the hop): a keyed copy of the transmission carries them.
-  const keyed = (tx, key) => Object.assign(Object.create(tx), { observations: observationsNaming(tx, key) });
+  // (defined, not assigned: a stored transmission may expose `observations` as a getter)
+  const keyed = (tx, key) => Object.create(tx, { observations: { value: observationsNaming(tx, key) } });
   const keyTxs = keys.map((key) => [key, all.filter((tx) => namesKey(tx, key)).map((tx) => keyed(tx, key))]);
   const txs = keyTxs.flatMap(([, list]) => list); // with a repeat per key
   const union = all.filter((tx) => keys.some((key) => namesKey(tx, key)));
@@ -134,9 +136,7 @@ function bruteNode(store, params, now) {
     packets: inWindow.length,
     relayed,
     relayPct: inWindow.length ? (100 * relayed) / inWindow.length : null,
-    hourlyActivity: hourList.map((hour) => ({ hour, packets: hours.get(hour).length })),
-    snrTrend: hourList.filter((hour) => snrs(observationsOf(hours.get(hour))).length)
-      .map((hour) => ({ hour, meanSnr: average(snrs(observationsOf(hours.get(hour)))) })),
+    ...bruteActivity(inWindow, params, heardFrom, now, bruteNewest(store), snrs, hours, hourList),
     packetTypes,
     observerCoverage: Array.from(coverage).sort(byCountThenKey).map(([observer, count]) => ({ observer, count })),
     hopDistribution,
@@ -167,6 +167,27 @@ function bruteNode(store, params, now) {
   };
 }
 
+/** Activity and SNR trend in the bucket 'auto' or the caller picks (per-key packets and observations). */
+function bruteActivity(inWindow, params, heardFrom, now, lastTime, snrs, hours, hourList) {
+  const size = bruteChoose(params.bucket, heardFrom, now, 180, lastTime);
+  const bucket = bruteDescribe(size, params.bucket, lastTime);
+  if (size === 'hour') {
+    return {
+      bucket,
+      activity: hourList.map((hour) => ({ time: hour, packets: hours.get(hour).length })),
+      snrTrend: hourList.filter((hour) => snrs(hours.get(hour).flatMap((tx) => tx.observations)).length)
+        .map((hour) => ({ time: hour, meanSnr: average(snrs(hours.get(hour).flatMap((tx) => tx.observations))) })),
+    };
+  }
+  const events = inWindow.map((tx) => ({ time: tx.time, add: (row) => { row[0]++; for (const snr of snrs(tx.observations)) { row[1] += snr; row[2]++; } } }));
+  const rows = Array.from(bruteRows(events, size, lastTime, 3));
+  return {
+    bucket,
+    activity: rows.map(([time, row]) => ({ time, packets: row[0] })),
+    snrTrend: rows.filter(([, row]) => row[2] > 0).map(([time, row]) => ({ time, meanSnr: row[1] / row[2] })),
+  };
+}
+
 /** Nodes worth checking: the busiest, one sharing its first byte with another, the first and last learned, an unknown key. */
 function interestingParams(store) {
   const nodes = Array.from(store.nodes.values());
@@ -184,6 +205,23 @@ function interestingParams(store) {
 
 test('node equals a brute-force recomputation after random inserts and evictions', () => {
   checkAgainstBruteForce({ view: 'node', bruteForce: bruteNode, paramsList: interestingParams });
+});
+
+const BUCKETS = ['auto', 'minute', '5min', '15min', 'hour'];
+
+test('node activity and SNR trend buckets stay exact over days, every size', () => {
+  const autoSizes = new Set();
+  const paramsList = (store) => interestingParams(store).slice(0, 4).flatMap((p) => BUCKETS.map((bucket) => ({ ...p, bucket })));
+  for (const stretch of [2, 10, 30, 150]) {
+    const { engine, seen } = checkStretched({ view: 'node', bruteForce: bruteNode, paramsList, stretch, count: 1500, checks: 5 });
+    for (const size of seen) autoSizes.add(size);
+    if (stretch === 150) {
+      while (engine.store.size) engine.store.evictOldest();
+      assert.deepEqual(engine.view('node').state.fine.rowCounts(), { minute: 0, '5min': 0 });
+      assert.equal(engine.store.memory.part('node').bytes, 0);
+    }
+  }
+  assert.deepEqual([...autoSizes].sort(), ['15min', '5min', 'hour', 'minute']);
 });
 
 test('node equals the brute force for every node, with another seed', () => {

@@ -6,6 +6,7 @@ const { PAYLOAD_TYPES } = require('../../../imports/core/decode');
 const { PacketStore } = require('../../../imports/core/store');
 const rf = require('../../../imports/core/analytics/rf');
 const { ValueDistribution } = require('../../../imports/core/analytics/aggregates');
+const { bruteNewest, bruteChoose, bruteDescribe, bruteRows, checkStretched } = require('./bucket-brute');
 
 /** Statistics of a plain list of numbers, recomputed from scratch by sorting. */
 function bruteSummary(list, bins) {
@@ -26,42 +27,42 @@ function bruteSummary(list, bins) {
 /** The view's `units` labels are documentation, not figures. */
 const withoutUnits = ({ units, ...figures }) => figures;
 
-function bruteRf(store) {
+function bruteRf(store, params = { bucket: 'auto' }) {
   const txs = store.transmissions();
   const snrs = [];
   const rssis = [];
   const sizes = [];
-  const hours = new Map();
+  const times = []; // [{ time, add(row) }]: transmissions by first-heard time, observations by report time
   const types = new Map();
   const both = [];
   let observations = 0;
-  const hourRow = (hour) => {
-    if (!hours.has(hour)) hours.set(hour, { hour, transmissions: 0, observations: 0 });
-    return hours.get(hour);
-  };
   for (const tx of txs) {
     sizes.push(tx.size);
-    hourRow(Math.floor(tx.time / 3600e3) * 3600e3).transmissions++;
+    times.push({ time: tx.time, add: (row) => { row[0]++; } });
     if (!types.has(tx.payloadType)) types.set(tx.payloadType, { payloadType: tx.payloadType, transmissions: 0, observations: 0, snrs: [] });
     const type = types.get(tx.payloadType);
     type.transmissions++;
     tx.observations.forEach((o, index) => {
       observations++;
       type.observations++;
-      hourRow(Math.floor(o.time / 3600e3) * 3600e3).observations++;
+      times.push({ time: o.time, add: (row) => { row[1]++; } });
       if (o.snr !== null) { snrs.push(o.snr); type.snrs.push(o.snr); }
       if (o.rssi !== null) rssis.push(o.rssi);
       if (o.snr !== null && o.rssi !== null) both.push({ key: [o.time, tx.seq, index], point: { time: o.time, snr: o.snr, rssi: o.rssi, hash: tx.hash } });
     });
   }
   both.sort((a, b) => b.key[0] - a.key[0] || b.key[1] - a.key[1] || b.key[2] - a.key[2]);
+  const oldest = txs.length ? Math.min(...txs.map((tx) => tx.time)) : null;
+  const size = bruteChoose(params.bucket, oldest, bruteNewest(store));
+  const perBucket = Array.from(bruteRows(times, size, bruteNewest(store), 2), ([time, row]) => ({ time, transmissions: row[0], observations: row[1] }));
   return {
     transmissions: txs.length,
     observations,
     snr: bruteSummary(snrs, 20),
     rssi: bruteSummary(rssis, 20),
     size: bruteSummary(sizes, 25),
-    perHour: Array.from(hours.values()).sort((a, b) => a.hour - b.hour),
+    bucket: bruteDescribe(size, params.bucket, bruteNewest(store)),
+    perBucket,
     payloadTypes: Array.from(types.values()).sort((a, b) => a.payloadType - b.payloadType).map((t) => ({
       payloadType: t.payloadType,
       name: PAYLOAD_TYPES[t.payloadType],
@@ -74,8 +75,10 @@ function bruteRf(store) {
   };
 }
 
+const BUCKETS = ['auto', 'minute', '5min', '15min', 'hour'];
+
 test('rf equals a brute-force recomputation after random inserts and evictions', () => {
-  checkAgainstBruteForce({ view: 'rf', bruteForce: bruteRf, paramsList: [{}, undefined], project: withoutUnits });
+  checkAgainstBruteForce({ view: 'rf', bruteForce: bruteRf, paramsList: [{}, undefined, ...BUCKETS.map((bucket) => ({ bucket }))], project: withoutUnits });
 });
 
 test('rf stays exact on a second seed with a long run (scatter over 500 points)', () => {
@@ -141,4 +144,28 @@ test('rf added to a filled store equals one fed live', () => {
   const engine = checkAgainstBruteForce({ view: 'rf', bruteForce: bruteRf, checks: 3, project: withoutUnits });
   const late = engine.store.addView(rf.create(engine.store));
   assertClose(late.snapshot({}), engine.view('rf').snapshot({}));
+});
+
+test('rf buckets stay exact over days: minute and 5-minute windows fold into hours as time moves on', () => {
+  const params = BUCKETS.map((bucket) => ({ bucket }));
+  // ~0.45 h of traffic stretched to ~2 h (auto: minutes), ~9 h (5 minutes), ~20 h (15 minutes), ~5 days (hours).
+  const autoSizes = new Set();
+  for (const stretch of [4, 20, 45, 300]) {
+    const { engine, seen } = checkStretched({ view: 'rf', bruteForce: bruteRf, paramsList: params, stretch, project: withoutUnits });
+    for (const size of seen) autoSizes.add(size);
+    // Rows behind a window are dropped, not kept: the minute level holds at most 3 hours.
+    const minuteRows = engine.view('rf').state.perTime.rowCounts().minute;
+    assert.ok(minuteRows <= 181, `minute rows ${minuteRows}`);
+  }
+  assert.deepEqual([...autoSizes].sort(), ['15min', '5min', 'hour', 'minute']);
+});
+
+test('rf buckets: evicting everything refunds every row', () => {
+  const { engine } = checkStretched({ view: 'rf', bruteForce: bruteRf, paramsList: [{ bucket: 'minute' }], stretch: 10, checks: 3, project: withoutUnits });
+  const before = engine.store.memory.part('rf').bytes;
+  while (engine.store.size) engine.store.evictOldest();
+  const view = engine.view('rf');
+  assert.deepEqual(view.state.perTime.rowCounts(), { minute: 0, '5min': 0, hour: 0 });
+  assert.ok(engine.store.memory.part('rf').bytes < before);
+  assert.deepEqual(view.snapshot({ bucket: 'minute' }).perBucket, []);
 });

@@ -1,4 +1,4 @@
-/** Channel analytics: active channels, hour x channel timeline, top senders, message lengths. */
+/** Channel analytics: active channels, time x channel timeline (minute to hour buckets, as the view picks), top senders, message lengths. */
 import React, { useMemo } from 'react';
 import { useView } from '../../hooks/use-view';
 import { ViewState } from '../../components/ViewState';
@@ -7,14 +7,15 @@ import { StatTile } from '../../components/StatTile';
 import { BarChart } from '../../components/BarChart';
 import { Heatmap } from '../../components/Heatmap';
 import { HBarList } from '../../components/HBarList';
-import { formatHour, formatNumber } from '../../lib/format';
-import { timelineHours } from '../../lib/time-buckets';
+import { formatNumber } from '../../lib/format';
+import { timelineHours, timelineLabels, perBucketText } from '../../lib/time-buckets';
 
 export function ChannelAnalyticsTab() {
   const stats = useView('stats', {});
-  // As many hours as the store spans (≤ 24): a young server's timeline is not one lit column of 24.
+  // As many hours as the store spans (≤ 24), in buckets the view picks ('auto': minutes for a
+  // young server), so its timeline is not one lit column of 24.
   const hours = timelineHours(stats.data ? stats.data.oldest : null, stats.data ? stats.data.newest : null);
-  const params = useMemo(() => ({ hours }), [hours]);
+  const params = useMemo(() => ({ hours, bucket: 'auto' }), [hours]);
   const { data, loading, error } = useView('channelAnalytics', params, { enabled: Boolean(stats.data) });
   return (
     <ViewState loading={loading} error={error} hasData={Boolean(data)} empty={data && data.messages === 0} emptyText="No channel traffic yet.">
@@ -26,10 +27,10 @@ export function ChannelAnalyticsTab() {
             <StatTile label="Messages" value={formatNumber(data.messages)} sub={`${formatNumber(data.decrypted)} decrypted`} />
             <StatTile label="Senders" value={formatNumber(data.senders)} />
           </div>
-          <Card title="Timeline" subtitle={`messages per hour and channel, last ${data.timeline.hours} h`}>
+          <Card title="Timeline" subtitle={`messages ${perBucketText(data.timeline.bucket)} and channel, last ${data.timeline.hours} h`}>
             <Heatmap
               rows={data.timeline.channels.map((c) => ({ label: c.name || `#${c.hash}`, values: c.counts }))}
-              colLabels={Array.from({ length: data.timeline.hours }, (_, i) => formatHour(data.timeline.from + i * 3600000))}
+              colLabels={timelineLabels(data.timeline)}
               cellHeight={20} />
           </Card>
           <div className="grid-2">

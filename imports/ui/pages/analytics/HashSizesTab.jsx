@@ -1,4 +1,4 @@
-/** Hash sizes: 1/2/3-byte hop hashes overall and per hour, busiest hops, nodes behind multi-byte hashes. */
+/** Hash sizes: 1/2/3-byte hop hashes overall and per time bucket (minute to hour, as the view picks), busiest hops, nodes behind multi-byte hashes. */
 import React from 'react';
 import { useView } from '../../hooks/use-view';
 import { ViewState } from '../../components/ViewState';
@@ -9,12 +9,13 @@ import { HBarList } from '../../components/HBarList';
 import { HopLabel } from '../../components/HopLabel';
 import { NodeLink } from '../../components/NodeLink';
 import { formatNumber, formatPct } from '../../lib/format';
-import { HOUR_MS } from '../../lib/time-buckets';
+import { bucketMsOf, perBucketText } from '../../lib/time-buckets';
 
 const SIZE_COLORS = { 1: 'var(--accent)', 2: 'var(--accent-2)', 3: 'var(--accent-3)' };
+const HASH_PARAMS = { bucket: 'auto' };
 
 export function HashSizesTab() {
-  const { data, loading, error } = useView('hashSizes', {});
+  const { data, loading, error } = useView('hashSizes', HASH_PARAMS);
   const stats = useView('stats', {});
   return (
     <ViewState loading={loading} error={error} hasData={Boolean(data)} empty={data && data.transmissions === 0} emptyText="No multi-hop packets yet.">
@@ -27,8 +28,8 @@ export function HashSizesTab() {
             <StatTile label="Multi-byte nodes" value={formatNumber(data.multiByte.nodeCount)} sub={`${data.multiByte.ambiguousCount} ambiguous prefixes`} />
           </div>
           <div className="grid-2">
-            <Card title="Per hour" subtitle={data.units.perHour}>
-              <TimeSeriesChart bucketMs={HOUR_MS} from={stats.data ? stats.data.oldest : null} until={data.generatedAt} series={[1, 2, 3].map((size) => ({ name: `${size} byte`, color: SIZE_COLORS[size], points: data.perHour.map((h) => ({ x: h.hour, y: h.bySize[size] })) }))} />
+            <Card title={`Transmissions ${perBucketText(data.bucket)}`} subtitle={data.units.perBucket}>
+              <TimeSeriesChart bucketMs={bucketMsOf(data.bucket)} from={stats.data ? stats.data.oldest : null} until={data.generatedAt} series={[1, 2, 3].map((size) => ({ name: `${size} byte`, color: SIZE_COLORS[size], points: (data.perBucket || []).map((b) => ({ x: b.time, y: b.bySize[size] })) }))} />
             </Card>
             <Card title="Busiest hops" subtitle={data.units.hops}>
               <HBarList items={data.hops.slice(0, 15).map((h) => ({ key: h.hop, label: <HopLabel hop={h} />, sub: `${h.hashSize} B`, value: h.count }))} />

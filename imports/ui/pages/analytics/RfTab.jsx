@@ -1,4 +1,4 @@
-/** RF: SNR, RSSI and size histograms, packets per hour, per-type counts and SNR, SNR x RSSI scatter. */
+/** RF: SNR, RSSI and size histograms, packets per time bucket (minute to hour, as the view picks), per-type counts and SNR, SNR x RSSI scatter. */
 import React from 'react';
 import { useView } from '../../hooks/use-view';
 import { ViewState } from '../../components/ViewState';
@@ -10,7 +10,9 @@ import { ScatterChart } from '../../components/ScatterChart';
 import { TypeBadge } from '../../components/TypeBadge';
 import { formatDb, formatDecimal, formatNumber } from '../../lib/format';
 import { TYPE_COLORS } from '../../lib/mesh-constants';
-import { HOUR_MS } from '../../lib/time-buckets';
+import { bucketMsOf, perBucketText } from '../../lib/time-buckets';
+
+const RF_PARAMS = { bucket: 'auto' };
 
 function histogramBars(summary, digits = 0) {
   return summary.histogram.map((bin) => ({ label: bin.from.toFixed(digits), value: bin.count, title: `${bin.from.toFixed(1)} to ${bin.to.toFixed(1)}: ${bin.count}` }));
@@ -26,8 +28,8 @@ function SummaryLine({ summary, unit }) {
 }
 
 export function RfTab() {
-  const { data, loading, error } = useView('rf', {});
-  // The store's oldest packet: the first hour's step starts there, not at the top of the hour.
+  const { data, loading, error } = useView('rf', RF_PARAMS);
+  // The store's oldest packet: the first bucket's step starts there, not at its start.
   const stats = useView('stats', {});
   return (
     <ViewState loading={loading} error={error} hasData={Boolean(data)} empty={data && data.observations === 0} emptyText="No packets yet.">
@@ -50,10 +52,10 @@ export function RfTab() {
             <Card title="Packet sizes" subtitle={data.units.size}>
               <BarChart data={histogramBars(data.size)} color="var(--accent-3)" />
             </Card>
-            <Card title="Per hour" subtitle={data.units.perHour}>
-              <TimeSeriesChart bucketMs={HOUR_MS} from={stats.data ? stats.data.oldest : null} until={data.generatedAt} series={[
-                { name: 'transmissions', color: 'var(--accent)', points: data.perHour.map((h) => ({ x: h.hour, y: h.transmissions })) },
-                { name: 'observations', color: 'var(--accent-2)', points: data.perHour.map((h) => ({ x: h.hour, y: h.observations })) },
+            <Card title={`Packets ${perBucketText(data.bucket)}`} subtitle={data.units.perBucket}>
+              <TimeSeriesChart bucketMs={bucketMsOf(data.bucket)} from={stats.data ? stats.data.oldest : null} until={data.generatedAt} series={[
+                { name: 'transmissions', color: 'var(--accent)', points: (data.perBucket || []).map((b) => ({ x: b.time, y: b.transmissions })) },
+                { name: 'observations', color: 'var(--accent-2)', points: (data.perBucket || []).map((b) => ({ x: b.time, y: b.observations })) },
               ]} />
             </Card>
             <Card title="SNR against RSSI" subtitle={data.units.scatter}>
