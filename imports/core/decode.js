@@ -55,19 +55,36 @@ function fail(reason, extra) {
 const oneShotHash = typeof crypto.hash === 'function' ? crypto.hash : null;
 const hashScratch = Buffer.allocUnsafe(2 + 256);
 
-function contentHash(payloadType, pathLenByte, bytes, payloadOffset) {
+// Repeats of one transmission hash the same bytes (every observer's copy; 6 in 7 reports on the
+// large mesh): the bytes of recent hashes, as a one-byte string, give the hash back for ~a third
+// of SHA-256's cost. A ring of HASH_MEMO_SIZE keys (~1-2 MB), oldest overwritten first.
+const HASH_MEMO_SIZE = 4096;
+const hashMemo = new Map(); // hashed bytes (latin1) -> content hash (hex)
+const hashMemoRing = new Array(HASH_MEMO_SIZE).fill(null);
+let hashMemoNext = 0;
+
+function contentHash(payloadType, pathLenByte, bytes, payloadOffset, end = bytes.length) {
   // toString on the 8 bytes, not slice() of the 64-char hex: a slice would keep the whole
   // parent string alive in every stored transmission.
   if (oneShotHash !== null) {
     let at = 0;
     hashScratch[at++] = payloadType;
     if (payloadType === 9) hashScratch[at++] = pathLenByte;
-    at += bytes.copy(hashScratch, at, payloadOffset);
-    return oneShotHash('sha256', hashScratch.subarray(0, at), 'buffer').toString('hex', 0, 8);
+    at += bytes.copy(hashScratch, at, payloadOffset, end);
+    const hashed = hashScratch.toString('latin1', 0, at);
+    let hash = hashMemo.get(hashed);
+    if (hash !== undefined) return hash;
+    hash = oneShotHash('sha256', hashScratch.subarray(0, at), 'buffer').toString('hex', 0, 8);
+    const slot = hashMemoNext;
+    hashMemoNext = slot + 1 === HASH_MEMO_SIZE ? 0 : slot + 1;
+    if (hashMemoRing[slot] !== null) hashMemo.delete(hashMemoRing[slot]);
+    hashMemoRing[slot] = hashed;
+    hashMemo.set(hashed, hash);
+    return hash;
   }
   const sha = crypto.createHash('sha256');
   sha.update(payloadType === 9 ? Buffer.from([payloadType, pathLenByte]) : Buffer.from([payloadType]));
-  sha.update(bytes.subarray(payloadOffset));
+  sha.update(bytes.subarray(payloadOffset, end));
   return sha.digest().toString('hex', 0, 8);
 }
 
@@ -115,16 +132,56 @@ function createKeyring(channels = [PUBLIC_CHANNEL]) {
   return { byHash, has: (hash) => byHash.has(hash), get: (hash) => byHash.get(hash) || [] };
 }
 
+/**
+ * Per channel key, what every message under it reuses: the HMAC-SHA256 key pads (the MAC key is
+ * the 16-byte key zero-padded to 32 bytes) and one AES-128-ECB decipher. ECB has no chaining and
+ * padding is off, so update() decrypts whole blocks and the decipher serves every message
+ * (creating an Hmac and a Decipher per message was most of a group message's decode time).
+ */
+const channelContexts = new WeakMap(); // key Buffer -> { innerPad, outerPad, decipher }
+const macScratch = Buffer.allocUnsafe(64 + 256);
+
+function channelContext(key) {
+  let context = channelContexts.get(key);
+  if (context === undefined) {
+    const innerPad = Buffer.alloc(64, 0x36);
+    const outerPad = Buffer.alloc(64, 0x5c);
+    for (let i = 0; i < key.length; i++) {
+      innerPad[i] ^= key[i];
+      outerPad[i] ^= key[i];
+    }
+    const decipher = crypto.createDecipheriv('aes-128-ecb', key, null);
+    decipher.setAutoPadding(false);
+    context = { innerPad, outerPad, decipher };
+    channelContexts.set(key, context);
+  }
+  return context;
+}
+
+/** The first two bytes of HMAC-SHA256(key zero-padded to 32 bytes, data) match `mac`. */
+function macMatches(key, mac, data) {
+  if (oneShotHash === null || data.length > 256) {
+    const secret = Buffer.alloc(32);
+    key.copy(secret);
+    const expected = crypto.createHmac('sha256', secret).update(data).digest();
+    return expected[0] === mac[0] && expected[1] === mac[1];
+  }
+  const { innerPad, outerPad } = channelContext(key);
+  innerPad.copy(macScratch, 0);
+  data.copy(macScratch, 64);
+  const inner = oneShotHash('sha256', macScratch.subarray(0, 64 + data.length), 'buffer');
+  outerPad.copy(macScratch, 0);
+  inner.copy(macScratch, 64);
+  const expected = oneShotHash('sha256', macScratch.subarray(0, 96), 'buffer');
+  return expected[0] === mac[0] && expected[1] === mac[1];
+}
+
 /** Verify the 2-byte MAC, then AES-128-ECB-decrypt a group message; null when the key does not fit. */
 function decryptGroupText(key, mac, ciphertext) {
-  if (ciphertext.length === 0 || ciphertext.length % 16 !== 0) return null;
-  const secret = Buffer.alloc(32);
-  key.copy(secret);
-  const expected = crypto.createHmac('sha256', secret).update(ciphertext).digest();
-  if (expected[0] !== mac[0] || expected[1] !== mac[1]) return null;
-  const decipher = crypto.createDecipheriv('aes-128-ecb', key, null);
-  decipher.setAutoPadding(false);
-  const plain = Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+  if (key.length !== 16 || ciphertext.length === 0 || ciphertext.length % 16 !== 0) return null;
+  if (!macMatches(key, mac, ciphertext)) return null;
+  const plain = channelContext(key).decipher.update(ciphertext);
+  if (plain.length !== ciphertext.length) return null;
   const timestamp = plain.readUInt32LE(0);
   const flags = plain[4];
   let end = plain.indexOf(0, 5);
@@ -233,19 +290,32 @@ function parseAdvert(payload) {
  * payload of transmissions already stored (then `{ packet, repeat: true }` with payload fields null).
  * Returns `{ packet }` or `{ error: { reason, message } }`.
  */
+// Hex input is decoded into this scratch buffer (no Buffer allocated per report). Nothing that
+// decodePacket returns points into it: fields are copied out as strings and numbers.
+const hexScratch = Buffer.allocUnsafe(MAX_PACKET_BYTES);
+
 function decodePacket(input, options = {}) {
   let bytes;
-  if (Buffer.isBuffer(input)) bytes = input;
-  else if (typeof input !== 'string') return fail('not_string');
+  let length;
+  if (Buffer.isBuffer(input)) {
+    bytes = input;
+    length = input.length;
+  } else if (typeof input !== 'string') return fail('not_string');
   else {
     if (input.length % 2 !== 0) return fail('not_hex');
-    bytes = Buffer.from(input, 'hex');
-    // Buffer.from stops at the first non-hex pair, so a short result means bad input
+    if (input.length <= 2 * MAX_PACKET_BYTES) {
+      bytes = hexScratch;
+      length = hexScratch.write(input, 0, MAX_PACKET_BYTES, 'hex');
+    } else {
+      bytes = Buffer.from(input, 'hex');
+      length = bytes.length;
+    }
+    // Decoding hex stops at the first non-hex pair, so a short result means bad input
     // (cheaper than a regular expression over every packet).
-    if (bytes.length * 2 !== input.length) return fail('not_hex');
+    if (length * 2 !== input.length) return fail('not_hex');
   }
-  if (bytes.length < 2) return fail('too_short', `${bytes.length} bytes`);
-  if (bytes.length > MAX_PACKET_BYTES) return fail('too_long', `${bytes.length} bytes`);
+  if (length < 2) return fail('too_short', `${length} bytes`);
+  if (length > MAX_PACKET_BYTES) return fail('too_long', `${length} bytes`);
 
   const header = bytes[0];
   const routeType = header & 0x03;
@@ -254,7 +324,7 @@ function decodePacket(input, options = {}) {
   let offset = 1;
   let transportCodes = null;
   if (routeType === 0 || routeType === 3) {
-    if (bytes.length < 6) return fail('truncated_transport');
+    if (length < 6) return fail('truncated_transport');
     transportCodes = [bytes.readUInt16LE(1), bytes.readUInt16LE(3)];
     offset = 5;
   }
@@ -264,11 +334,11 @@ function decodePacket(input, options = {}) {
   const hopCount = pathLenByte & 0x3f;
   const pathOffset = offset + 1;
   const payloadOffset = pathOffset + hopCount * hashSize;
-  if (payloadOffset > bytes.length) return fail('truncated_path', `${hopCount} hops of ${hashSize} bytes`);
-  const payload = bytes.subarray(payloadOffset);
+  if (payloadOffset > length) return fail('truncated_path', `${hopCount} hops of ${hashSize} bytes`);
+  const payloadLength = length - payloadOffset;
   const minPayload = MIN_PAYLOAD[payloadType] || 0;
-  if (payload.length < minPayload) {
-    return fail('truncated_payload', `${PAYLOAD_TYPES[payloadType] || payloadType} needs ${minPayload} bytes, got ${payload.length}`);
+  if (payloadLength < minPayload) {
+    return fail('truncated_payload', `${PAYLOAD_TYPES[payloadType] || payloadType} needs ${minPayload} bytes, got ${payloadLength}`);
   }
 
   // TRACE carries per-hop SNR bytes where other types carry hop hashes.
@@ -287,7 +357,7 @@ function decodePacket(input, options = {}) {
     }
   }
 
-  const hash = contentHash(payloadType, pathLenByte, bytes, payloadOffset);
+  const hash = contentHash(payloadType, pathLenByte, bytes, payloadOffset, length);
   // A repeat of a known transmission needs only its hash and this observer's path: skip
   // payload parsing and decryption (half of all reports are such repeats).
   const repeat = options.isKnown ? options.isKnown(hash) : false;
@@ -300,7 +370,7 @@ function decodePacket(input, options = {}) {
     hashSize,
     hopCount,
     path,
-    size: bytes.length,
+    size: length,
     payloadOffset,
     advert: null,
     srcHash: null,
@@ -319,6 +389,7 @@ function decodePacket(input, options = {}) {
   };
 
   if (repeat) return { packet, repeat: true };
+  const payload = bytes.subarray(payloadOffset, length);
   switch (payloadType) {
     case 0: case 1: case 2: case 8: // REQ, RESPONSE, TXT_MSG, PATH: dest, src, MAC, ciphertext
       packet.destHash = hexOf(payload, 0, 1);

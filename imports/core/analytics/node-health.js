@@ -84,31 +84,46 @@ const scratchPeers = [];
 /** The keys one transmission names, with flags: a handful at most, so arrays beat a Map. */
 class Matches {
   constructor() {
+    // keys[0 .. size - 1] are live; clear() only resets size (setting an array's length is a
+    // runtime call, and these are cleared on every report).
     this.keys = [];
     this.flags = [];
+    this.size = 0;
     // For a transmission's running union (see KnownKeys): how many of its observations it holds.
     this.observationsMatched = 0;
   }
 
   clear() {
-    this.keys.length = 0;
-    this.flags.length = 0;
+    this.size = 0;
     this.observationsMatched = 0;
     return this;
   }
 
+  indexOf(key) {
+    const keys = this.keys;
+    for (let i = 0; i < this.size; i++) if (keys[i] === key) return i;
+    return -1;
+  }
+
   add(key, flags) {
-    const at = this.keys.indexOf(key);
-    if (at < 0) {
+    const at = this.indexOf(key);
+    if (at >= 0) {
+      this.flags[at] |= flags;
+      return;
+    }
+    const size = this.size;
+    if (size === this.keys.length) {
       this.keys.push(key);
       this.flags.push(flags);
     } else {
-      this.flags[at] |= flags;
+      this.keys[size] = key;
+      this.flags[size] = flags;
     }
+    this.size = size + 1;
   }
 
   flagsOf(key) {
-    const at = this.keys.indexOf(key);
+    const at = this.indexOf(key);
     return at < 0 ? 0 : this.flags[at];
   }
 }
@@ -169,7 +184,7 @@ class KnownKeys {
   /** Fold the observation at `index` (whose keys are `own`) into tx's union. */
   advance(union, own, index) {
     if (union.observationsMatched !== index) return;
-    for (let m = 0; m < own.keys.length; m++) union.add(own.keys[m], own.flags[m]);
+    for (let m = 0; m < own.size; m++) union.add(own.keys[m], own.flags[m]);
     union.observationsMatched = index + 1;
   }
 
@@ -403,8 +418,8 @@ class NodeTracker {
     // earlier observations of the same transmission named (none before the first).
     const own = matchPath(observation.path, matchStatic(tx, scratchOwn.clear()));
     const before = this.knownKeys.before(tx, index);
-    const touched = new Array(own.keys.length);
-    for (let m = 0; m < own.keys.length; m++) {
+    const touched = new Array(own.size);
+    for (let m = 0; m < own.size; m++) {
       const key = own.keys[m];
       const flags = own.flags[m];
       const previous = index === 0 ? 0 : before.flagsOf(key);
@@ -428,13 +443,13 @@ class NodeTracker {
     // Observations first: a day bucket is deleted when its packets reach zero.
     for (const observation of tx.observations) {
       const own = matchPath(observation.path, matchStatic(tx, scratchOwn.clear()));
-      for (let m = 0; m < own.keys.length; m++) {
+      for (let m = 0; m < own.size; m++) {
         const aggregate = this.aggregates.get(own.keys[m]);
         if (aggregate) this.addObservation(aggregate, tx, observation, -1);
       }
     }
     const touched = [];
-    for (let m = 0; m < matches.keys.length; m++) {
+    for (let m = 0; m < matches.size; m++) {
       const key = matches.keys[m];
       const aggregate = this.aggregates.get(key);
       if (!aggregate) continue;
