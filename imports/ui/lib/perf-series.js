@@ -3,6 +3,10 @@
  * The Perf page's figures, from successive health documents (the `perf` view): one sample per
  * document, with CPU turned into a share of one core from the change in `cpu.user + cpu.system`
  * (microseconds) over the change in `generatedAt` (ms). Plus the rows of the input-health tables.
+ *
+ * The server keeps a history too (imports/core/perf.js: one sample per 5 s for the last hour,
+ * in the document's `perf.history`), so the charts start full: mergeServerHistory() puts its
+ * samples before (and, after a gap, after) the ones this tab collected.
  */
 
 function finite(value) {
@@ -56,6 +60,51 @@ function appendSample(history, doc, maxSamples) {
   return next;
 }
 
+/** CPU share of one core between two samples, or null (a restart makes the counter go back). */
+function cpuShare(sample, previous) {
+  if (!previous || previous.cpuMicros === null || sample.cpuMicros === null || !(sample.time > previous.time)) return null;
+  const delta = sample.cpuMicros - previous.cpuMicros;
+  return delta >= 0 ? (100 * (delta / 1000)) / (sample.time - previous.time) : null;
+}
+
+/** Samples from the server's history (`perf.history`: { fields, rows }), oldest first, CPU % filled in. */
+function serverSamples(history) {
+  if (!history || !Array.isArray(history.fields) || !Array.isArray(history.rows)) return [];
+  const samples = [];
+  for (const row of history.rows) {
+    if (!Array.isArray(row)) continue;
+    const sample = {};
+    history.fields.forEach((name, i) => { sample[name] = finite(row[i]); });
+    if (sample.time === null) continue;
+    sample.cpuMicros = sample.cpuMicros === undefined ? null : sample.cpuMicros;
+    sample.cpuPct = cpuShare(sample, samples[samples.length - 1]);
+    samples.push(sample);
+  }
+  return samples;
+}
+
+/**
+ * `history` with the server's samples (from a health document) that it lacks: those older than
+ * its first sample while it has room, and those newer than its last (the tab was away). Returns
+ * `history` itself when nothing is added.
+ */
+function mergeServerHistory(history, doc, maxSamples) {
+  const server = serverSamples(doc && doc.perf && doc.perf.history);
+  if (server.length === 0) return history;
+  if (history.length === 0) return server.slice(Math.max(0, server.length - maxSamples));
+  const first = history[0].time;
+  const last = history[history.length - 1].time;
+  const room = maxSamples - history.length;
+  const older = room > 0 ? server.filter((sample) => sample.time < first) : [];
+  const newer = server.filter((sample) => sample.time > last);
+  if (older.length === 0 && newer.length === 0) return history;
+  const merged = [...older.slice(Math.max(0, older.length - room)), ...history, ...newer];
+  // CPU % across a join is taken over the two samples that now meet.
+  const joinAt = [older.length ? older.length : -1, history.length + (older.length ? older.length : 0)];
+  for (const at of joinAt) if (at > 0 && at < merged.length) merged[at] = { ...merged[at], cpuPct: cpuShare(merged[at], merged[at - 1]) };
+  return merged.length > maxSamples ? merged.slice(merged.length - maxSamples) : merged;
+}
+
 /** [{ x: time, y }] of one field, for TimeSeriesChart. */
 function seriesOf(history, field) {
   return history.map((sample) => ({ x: sample.time, y: sample[field] }));
@@ -82,4 +131,4 @@ function memoryPartRows(store) {
     .sort((a, b) => b.bytes - a.bytes || (a.part < b.part ? -1 : 1));
 }
 
-module.exports = { perfSample, appendSample, seriesOf, rejectRows, memoryPartRows };
+module.exports = { perfSample, appendSample, serverSamples, mergeServerHistory, seriesOf, rejectRows, memoryPartRows };
