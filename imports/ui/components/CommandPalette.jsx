@@ -76,6 +76,8 @@ export function CommandPalette() {
   const [open, setOpen] = useState(false);
   useEffect(() => {
     const onKey = (event) => {
+      // Esc closes even when the focus has left the search box (a click inside the dialog).
+      if (event.key === 'Escape') setOpen(false);
       if (!isPaletteShortcut(event)) return;
       event.preventDefault(); // the browser's own Ctrl+K (search bar)
       setOpen((was) => !was);
