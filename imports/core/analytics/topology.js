@@ -10,8 +10,8 @@
  * three observers counts three times). Pairs are ordered as the packet travelled: "a,b" means
  * b repeated what a sent. All figures are exact.
  */
-const { defineView, bump, memoryPart } = require('./view');
-const { BYTES, entryBytes } = require('../memory-account');
+const { defineView, memoryPart } = require('./view');
+const { BYTES, keyBytes } = require('../memory-account');
 const { MeanAccumulator, topByCount, keepBest, byCountThenKey, describePrefix } = require('./aggregates');
 
 const TRACE = 9;
@@ -21,6 +21,11 @@ const TOP_PAIRS = 15;
 
 // One observer's reach entry: the object, its histogram and its hops Map.
 const REACH_BYTES = BYTES.object + 4 * BYTES.field + BYTES.typedArray + (MAX_HOPS + 1) * 8 + BYTES.map + BYTES.mapEntry;
+// A counter held in a Map (a hop, a pair, an observer's hop): the entry and a one-field object,
+// so that counting it is one Map lookup, not a get and a set.
+const COUNTER_BYTES = BYTES.mapEntry + BYTES.object + BYTES.field;
+// A hop's entry: the entry, an object with its count and its Map of next hops (made on first use).
+const HOP_BYTES = BYTES.mapEntry + BYTES.object + 2 * BYTES.field;
 
 function createState(store) {
   const snrByHops = [];
@@ -30,38 +35,68 @@ function createState(store) {
     traceObservations: 0,
     hopHistogram: new Float64Array(MAX_HOPS + 1),
     snrByHops,
-    hopCounts: new Map(), // hop hash -> appearances
-    // from hop -> (to hop -> appearances): nested by interned hop strings, so no "a,b" string is
-    // built and hashed per hop of every report.
-    pairCounts: new Map(),
-    observers: new Map(), // observer id -> { observer, observations, hopHistogram, hops: Map hop -> appearances }
+    // hop hash -> { count: appearances, next: Map to hop -> { count } (pairs "hop,to"), or null }:
+    // pairs nested under their first hop's entry by interned hop strings, so no "a,b" string is
+    // built and hashed per hop of every report, and a hop and its pair cost one lookup each.
+    hopCounts: new Map(),
+    pairs: 0, // distinct pairs
+    observers: new Map(), // observer id -> { observer, observations, hopHistogram, hops: Map hop -> { count } }
     part: memoryPart(store, 'topology'),
   };
 }
 
-function countPair(state, from, to, sign) {
-  let targets = state.pairCounts.get(from);
-  if (targets === undefined) {
-    if (sign < 0) return;
-    targets = new Map();
-    state.pairCounts.set(from, targets);
-    if (state.part) state.part.add(BYTES.map + entryBytes(from));
+/** Count a keyed counter up or down; a new one is charged, one back at zero deleted and refunded. */
+function countUnder(map, key, sign, part) {
+  let counter = map.get(key);
+  if (counter === undefined) {
+    if (sign < 0) return; // never counted: nothing to undo
+    counter = { count: 0 };
+    map.set(key, counter);
+    if (part) part.add(COUNTER_BYTES + keyBytes(key));
   }
-  bump(targets, to, sign, state.part);
-  if (targets.size === 0) {
-    state.pairCounts.delete(from);
-    if (state.part) state.part.add(-(BYTES.map + entryBytes(from)));
+  counter.count += sign;
+  if (counter.count === 0) {
+    map.delete(key);
+    if (part) part.add(-(COUNTER_BYTES + keyBytes(key)));
+  }
+}
+
+/** The hop's entry, created for a count up; undefined for a count down of a hop not counted. */
+function hopEntry(state, hop, sign) {
+  let entry = state.hopCounts.get(hop);
+  if (entry === undefined && sign > 0) {
+    entry = { count: 0, next: null };
+    state.hopCounts.set(hop, entry);
+    if (state.part) state.part.add(HOP_BYTES + keyBytes(hop));
+  }
+  return entry;
+}
+
+/** Count the pair from -> to under the first hop's entry (held by the caller, even once deleted). */
+function countPair(state, fromEntry, to, sign) {
+  if (fromEntry.next === null) {
+    if (sign < 0) return;
+    fromEntry.next = new Map();
+    if (state.part) state.part.add(BYTES.map);
+  }
+  const before = fromEntry.next.size;
+  countUnder(fromEntry.next, to, sign, state.part);
+  state.pairs += fromEntry.next.size - before;
+  if (fromEntry.next.size === 0) {
+    fromEntry.next = null;
+    if (state.part) state.part.add(-BYTES.map);
   }
 }
 
 /** The `limit` busiest pairs as ["from,to", appearances], ties by the joined key. */
 function topPairs(state, limit) {
   const best = [];
-  for (const [from, targets] of state.pairCounts) {
-    for (const [to, appearances] of targets) {
+  for (const [from, entry] of state.hopCounts) {
+    if (entry.next === null) continue;
+    for (const [to, pair] of entry.next) {
       // A lower count cannot enter a full list: skip it before joining its key.
-      if (best.length === limit && appearances < best[limit - 1][1]) continue;
-      keepBest(best, [`${from},${to}`, appearances], limit, byCountThenKey);
+      if (best.length === limit && pair.count < best[limit - 1][1]) continue;
+      keepBest(best, [`${from},${to}`, pair.count], limit, byCountThenKey);
     }
   }
   return best;
@@ -82,10 +117,21 @@ function count(state, observation, sign) {
   }
   reach.observations += sign;
   reach.hopHistogram[hops] += sign;
+  let previous;
   for (let i = 0; i < path.length; i++) {
-    bump(state.hopCounts, path[i], sign, state.part);
-    bump(reach.hops, path[i], sign, state.part);
-    if (i > 0) countPair(state, path[i - 1], path[i], sign);
+    const hop = path[i];
+    const entry = hopEntry(state, hop, sign);
+    if (entry === undefined) break; // nothing of this path was counted (apply and evict mirror)
+    entry.count += sign;
+    // A hop's pairs are among its own appearances: at zero it has none left (or its pair from
+    // this hop to the next, decremented next through `previous`).
+    if (entry.count === 0) {
+      state.hopCounts.delete(hop);
+      if (state.part) state.part.add(-(HOP_BYTES + keyBytes(hop)));
+    }
+    countUnder(reach.hops, hop, sign, state.part);
+    if (i > 0) countPair(state, previous, hop, sign);
+    previous = entry;
   }
   if (reach.observations === 0) {
     state.observers.delete(observation.observer.id);
@@ -135,6 +181,10 @@ function hopFigures(histogram) {
   return { count: n, mean: sum / n, median, max };
 }
 
+function countOf(counter) {
+  return counter.count;
+}
+
 function hopRow(store, hop) {
   return { hop, hashSize: hop.length / 2, ...describePrefix(store, hop) };
 }
@@ -178,7 +228,7 @@ function snapshot(state, params, store) {
     observations: state.observations,
     traceObservations: state.traceObservations,
     hops: { ...figures, distribution },
-    repeaters: topByCount(state.hopCounts, TOP_REPEATERS).map(([hop, appearances]) => ({ ...hopRow(store, hop), count: appearances })),
+    repeaters: topByCount(state.hopCounts, TOP_REPEATERS, countOf).map(([hop, appearances]) => ({ ...hopRow(store, hop), count: appearances })),
     pairs: topPairs(state, pairLimit).map(([pair, appearances]) => {
       const [from, to] = pair.split(',');
       return { pair, from: hopRow(store, from), to: hopRow(store, to), count: appearances };

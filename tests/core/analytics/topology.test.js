@@ -82,7 +82,7 @@ test('topology returns to empty once every transmission is evicted', () => {
   while (engine.store.size) engine.store.evictOldest();
   const state = engine.view('topology').state;
   assert.equal(state.hopCounts.size, 0);
-  assert.equal(state.pairCounts.size, 0);
+  assert.equal(state.pairs, 0);
   assert.equal(state.observers.size, 0);
   assert.equal(state.observations + state.traceObservations, 0);
   assert.ok(state.snrByHops.every((mean) => mean.count === 0 && mean.gridSum === 0));
