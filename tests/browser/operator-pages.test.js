@@ -106,6 +106,8 @@ async function assertReadable(page, where) {
 }
 
 async function screenshot(page, name) {
+  // The header's data age ticks twice a second: shoot once it shows a figure.
+  await page.waitForFunction(() => /\d/.test((document.querySelector('[data-testid="data-age-value"]') || {}).textContent || ''), null, { timeout: WAIT_MS });
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, name) });
 }

@@ -1,6 +1,7 @@
 /** Role colours, what node opacity and each kind of line mean, over the map's corner. */
 import React from 'react';
 import { ROLE_COLORS } from '../lib/mesh-constants';
+import { ROUTE_COLOR } from './MeshMap';
 
 export function MapLegend({ roles, linkCount, routeCount = null }) {
   return (
@@ -12,7 +13,7 @@ export function MapLegend({ roles, linkCount, routeCount = null }) {
       <span title="line width grows with the pair's appearances in stored paths"><i className="line" />busiest hop pairs ({linkCount})</span>
       {routeCount !== null && (
         <span title="a transmission's path from its source through resolved hops to the observer; dashed where hops did not resolve to a placed node">
-          <i className="line" style={{ background: 'var(--accent, #f59e0b)' }} />routes ({routeCount})
+          <i className="line" style={{ background: ROUTE_COLOR }} />routes ({routeCount})
         </span>
       )}
     </div>

@@ -21,11 +21,11 @@ import { linePath } from '../lib/map-data';
 const ROUTE_KEYFRAMES = `
 @keyframes meshpulse-route-travel { from { stroke-dashoffset: 0.06; } to { stroke-dashoffset: -1; } }
 @keyframes meshpulse-route-fade { 0% { opacity: 0.9; } 70% { opacity: 0.6; } 100% { opacity: 0; } }
-.route-pulse { fill: none; stroke-width: 4; stroke-linecap: round; stroke-dasharray: 0.06 1.2; animation: meshpulse-route-travel 2.6s linear forwards; }
+.route-pulse { fill: none; stroke-width: 5; stroke-linecap: round; stroke-dasharray: 0.06 1.2; animation: meshpulse-route-travel 2.6s linear forwards; }
 .route-trail { animation: meshpulse-route-fade 4s ease-in forwards; }
-.route-segment { fill: none; stroke-width: 1.5; }
+.route-segment { fill: none; stroke-width: 2; }
 .route-segment.dashed { stroke-dasharray: 4 3; }
-.route-faint { fill: none; stroke: var(--map-link); stroke-opacity: 0.18; stroke-width: 1; }
+.route-faint { fill: none; stroke: #f59e0b; stroke-opacity: 0.22; stroke-width: 1; }
 `;
 
 // Which names win a crowded spot: repeaters and rooms (the mesh's fixed points), then the rest.
@@ -54,7 +54,8 @@ function Graticule({ view, width, height }) {
   return <g>{lines}</g>;
 }
 
-const ROUTE_COLOR = 'var(--accent, #f59e0b)';
+// Amber: apart from the blue hop-pair links and every role colour, in both themes.
+export const ROUTE_COLOR = '#f59e0b';
 
 function RouteLayer({ routes, animating, project }) {
   return (

@@ -32,7 +32,7 @@ function Health({ status, now }) {
       <StatTile label="Noise floor" value={formatDb(status.noiseFloorDbm, 'dBm')} />
       <StatTile label="Airtime" value={formatPct(airtimePct(status.txAirSecs, status.uptimeSecs))}
         sub={`transmit; receive ${formatPct(airtimePct(status.rxAirSecs, status.uptimeSecs))}${Number.isFinite(status.airtimePct) ? `; reported ${formatPct(status.airtimePct)}` : ''}`} />
-      <StatTile label="Radio errors" value={formatNumber(status.radioErrors)} sub={`${formatNumber(status.statuses)} statuses since ${formatDateTime(status.firstStatusAt)}`} />
+      <StatTile label="Radio errors" value={formatNumber(status.radioErrors)} sub={`${formatNumber(status.statuses)} status${status.statuses === 1 ? '' : 'es'} since ${formatDateTime(status.firstStatusAt)}`} />
     </div>
   );
 }
@@ -60,12 +60,13 @@ export function ObserverPage({ id }) {
             </div>
             <div className="grid-2">
               <Card title="Reports per hour" subtitle="last 24 h">
-                <TimeSeriesChart kind="bars" barWidthMs={HOUR_MS} series={[{ name: 'reports', color: 'var(--accent)', points: data.perHour.map((row) => ({ x: row.hour, y: row.count })) }]} />
+                <TimeSeriesChart kind="bars" barWidthMs={HOUR_MS} from={observer.firstSeen} until={now}
+                  series={[{ name: 'reports', color: 'var(--accent)', points: data.perHour.filter((row) => !Number.isFinite(observer.firstSeen) || row.hour + HOUR_MS > observer.firstSeen).map((row) => ({ x: row.hour, y: row.count })) }]} />
               </Card>
               <Card title="SNR distribution" subtitle="reports per 1 dB">
                 <BarChart data={snrBars(data.snr.bins)} height={160} />
               </Card>
-              <Card title="Battery and noise floor" subtitle={`${history.length} statuses`}>
+              <Card title="Battery and noise floor" subtitle={`${history.length} status${history.length === 1 ? '' : 'es'}`}>
                 {history.length < 2 ? <div className="muted">Needs two statuses (one a minute from the simulator).</div> : (
                   <>
                     <TimeSeriesChart zeroBased={false} yFormat={(v) => `${formatDecimal(v, 2)} V`} series={[{ name: 'battery', color: 'var(--accent)', points: series.battery }]} height={120} />
