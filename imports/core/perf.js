@@ -165,10 +165,15 @@ function createPerfMetrics({ historyIntervalMs = HISTORY_INTERVAL_MS, historySam
 
   return {
     recordMethod: (ms) => methods.add(ms),
-    /** The `perf` part of the health document, with the history (not while a sample is taken). */
-    snapshot() {
+    /**
+     * The `perf` part of the health document, with the history unless `{ history: false }` (or
+     * while a sample is taken). A document that carries the history as a top-level field of its
+     * own asks for it without: the publish hub resends a changed top-level field whole, and the
+     * history changes every 5 s, the rest of `perf` every second.
+     */
+    snapshot(options = {}) {
       const figures = ownFigures();
-      if (history && !sampling) figures.history = history.toJSON();
+      if (history && !sampling && options.history !== false) figures.history = history.toJSON();
       return figures;
     },
     /**

@@ -61,3 +61,12 @@ test('the perf document carries the history; sampling the whole health document 
   assert.throws(() => metrics.startHistory(null), /needs a function/);
   metrics.stop();
 });
+
+test('a document that carries the history apart asks perf for its figures without it', () => {
+  const metrics = createPerfMetrics({ historySamples: 3 });
+  metrics.sampleHistory();
+  assert.equal(metrics.snapshot({ history: false }).history, undefined);
+  assert.equal(metrics.snapshot().history.rows.length, 1);
+  assert.equal(metrics.history.toJSON().rows.length, 1);
+  metrics.stop();
+});

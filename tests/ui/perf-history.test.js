@@ -43,3 +43,10 @@ test('the Perf charts open full: server samples come first, then the tab\'s own'
   assert.deepEqual(filled.slice(-2).map((s) => s.time), [100000, 150000]);
   assert.ok(Math.abs(filled[filled.length - 2].cpuPct - 10) < 1e-9, 'CPU % across the join');
 });
+
+test('the history is read where the server puts it: perf.history, or perfHistory at the top level', () => {
+  const doc = docWithHistory(61000, [5000, 10000]);
+  const apart = { ...doc, perf: { ...doc.perf, history: undefined }, perfHistory: doc.perf.history };
+  assert.deepEqual(mergeServerHistory([], apart, 10).map((s) => s.time), [5000, 10000]);
+  assert.deepEqual(mergeServerHistory([], { generatedAt: 1, perf: {} }, 10), []);
+});

@@ -2,8 +2,9 @@
  * One or more series over time: series = [{ name, color, points: [{ x: ms, y }] }], drawn as
  * lines (kind 'line') or bars (kind 'bars', first series only). Null y values break the line.
  * With `bucketMs` each point stands for [x, x + bucketMs) and is drawn as a step over that span,
- * clipped to [from, until] (see lib/time-buckets.js): one hourly bucket on a young server reads
- * as a level over the minutes it covers, with minute labels, not as one floating dot.
+ * clipped to [from, until] (see lib/time-buckets.js), and its tooltip gives the bucket's span:
+ * the views pick minute to hour buckets (the snapshot's `bucket.ms` is what to pass here), and a
+ * bucket still filling reads as a level up to now, not as one floating dot.
  */
 import React from 'react';
 import { ChartFrame } from './ChartFrame';
@@ -31,6 +32,12 @@ function timeLabel(time, span) {
   // A server a few minutes old: seconds, or every tick would read the same minute.
   if (span < 5 * 60000) return formatClock(time);
   return formatClock(time).slice(0, 5);
+}
+
+/** A point's tooltip: its time, or the span of its bucket ("14:05:00–14:06:00: 12"). */
+function pointTitle(point, bucket, yFormat) {
+  const when = bucket ? `${formatClock(point.x)}–${formatClock(point.x + bucket)}` : formatClock(point.x);
+  return `${when}: ${yFormat(point.y)}`;
 }
 
 function linePath(points, x, y) {
@@ -100,7 +107,7 @@ function Plot({ width, height, series, kind, yFormat, zeroBased, barWidthMs, buc
           const top = y(point.y || 0);
           return (
             <rect key={point.x} x={x(left)} y={Math.min(top, base)} width={w} height={Math.abs(base - top)} fill={series[0].color}>
-              <title>{`${formatClock(point.x)}: ${yFormat(point.y)}`}</title>
+              <title>{pointTitle(point, bucket, yFormat)}</title>
             </rect>
           );
         })}
@@ -109,7 +116,7 @@ function Plot({ width, height, series, kind, yFormat, zeroBased, barWidthMs, buc
             <path d={bucket ? stepPath(s.points, bucket, x, y, [xMin, xMax]) : linePath(s.points, x, y)} fill="none" stroke={s.color} strokeWidth={1.6} />
             {s.points.length <= 48 && s.points.map((point) => (point.y === null || !Number.isFinite(point.y) ? null : (
               <circle key={point.x} cx={x(bucket ? (Math.max(point.x, xMin) + Math.min(point.x + bucket, xMax)) / 2 : point.x)} cy={y(point.y)} r={2.2} fill={s.color}>
-                <title>{`${formatClock(point.x)}: ${yFormat(point.y)}`}</title>
+                <title>{pointTitle(point, bucket, yFormat)}</title>
               </circle>
             )))}
           </g>

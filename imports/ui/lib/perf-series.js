@@ -89,7 +89,8 @@ function serverSamples(history) {
  * `history` itself when nothing is added.
  */
 function mergeServerHistory(history, doc, maxSamples) {
-  const server = serverSamples(doc && doc.perf && doc.perf.history);
+  // `perfHistory` at the top level, where the server sends it apart from the rest of `perf`.
+  const server = serverSamples(doc && (doc.perfHistory || (doc.perf && doc.perf.history)));
   if (server.length === 0) return history;
   if (history.length === 0) return server.slice(Math.max(0, server.length - maxSamples));
   const first = history[0].time;
