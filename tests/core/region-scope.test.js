@@ -195,6 +195,11 @@ test('instance cap, idle drop, memory refunded, versions never repeat', () => {
   assert.ok(again > versions.get('stats'), `${again} > ${versions.get('stats')}`);
   assert.ok(again > Math.max(...versions.values()));
 
+  // Asked for again after idleMs (before any sweep): kept, not rebuilt.
+  const createdBefore = scopes.counters.created;
+  clock += 61000;
+  engine.snapshot('stats', { region });
+  assert.equal(scopes.counters.created, createdBefore, 'the idle instance asked for is reused');
   // A snapshot keeps an instance alive; unused for idleMs it is dropped, and its memory refunded.
   clock += 59000;
   engine.snapshot('stats', { region });

@@ -207,6 +207,9 @@ class RegionScopes {
   /** The scoped instance entry of a view for a region, created (and caught up) when missing. */
   instanceFor(viewName, region) {
     const now = this.clock();
+    // The instance asked for is in use, however long it was idle: touch it before the sweep.
+    const asked = this.regions.get(region);
+    if (asked !== undefined && asked.entries.has(viewName)) asked.entries.get(viewName).lastUsed = now;
     this.sweepIdle(now);
     let scope = this.regions.get(region);
     let created = false;
