@@ -23,6 +23,8 @@
  *      distance: its unknown links are priced 0 km as a rival and unbounded as a winner.
  *   3. Otherwise the hop stays `ambiguous`, with `candidates` (every repeater carrying the
  *      prefix) and `plausible` (those still possible, likeliest first): nothing is guessed.
+ *      A hop matching more than MAX_JOINT_CANDIDATES repeaters is not weighed (left open, and
+ *      a wildcard for its neighbours), so a hostile or huge mesh cannot make a path expensive.
  *
  * Direct (routed) packets carry the route still to travel, so their observer heard the hop
  * before the first listed one: the observer is used as an anchor for flooded packets only
@@ -34,6 +36,7 @@ const MAX_LINK_KM = 80; // longest plausible LoRa link between two sites (hillto
 const CLEARLY_SHORTER_KM = 10; // the winner's links must total at least this much less than any rival's
 const SEEN_LINK_CREDIT_KM = 5; // an observed link is worth this many km of distance
 const MIN_NEIGHBOURS_TO_PLACE = 2; // observed neighbours needed to place a repeater without a position
+const MAX_JOINT_CANDIDATES = 48; // a hop matching more repeaters is left open (the work grows as their square)
 const FORWARDING_ROLE = 'repeater';
 const DIRECT_ROUTE_TYPES = new Set([2, 3]); // DIRECT, TRANSPORT_DIRECT (decode.js ROUTE_TYPES)
 
@@ -84,7 +87,8 @@ function placeOf(store, node) {
   if (lats.length >= MIN_NEIGHBOURS_TO_PLACE) {
     lats.sort((x, y) => x - y);
     lons.sort((x, y) => x - y);
-    place = { lat: lats[lats.length >> 1], lon: lons[lons.length >> 1], inferred: true };
+    const middle = (values) => (values.length % 2 === 1 ? values[values.length >> 1] : (values[values.length / 2 - 1] + values[values.length / 2]) / 2);
+    place = { lat: middle(lats), lon: middle(lons), inferred: true };
   }
   inferredPlaces.set(node, { neighbourCount: node.neighbours.size, place });
   return place;
@@ -173,7 +177,8 @@ function resolvePath(store, path, context = {}) {
   const sourceNode = flooded && typeof context.sourceKey === 'string' ? store.nodes.get(context.sourceKey.toLowerCase()) || null : null;
   // A node every combination passes through that cannot be placed tells nothing: a wildcard.
   const fixed = (node) => (node && placeOf(store, node) ? node : null);
-  const domains = entries.map((entry) => (entry.candidates.length > 1 ? entry.candidates : [fixed(entry.node)]));
+  const weighed = (entry) => entry.candidates.length > 1 && entry.candidates.length <= MAX_JOINT_CANDIDATES;
+  const domains = entries.map((entry) => (weighed(entry) ? entry.candidates : [fixed(entry.node)]));
   let prices = priceLinks(store, domains, fixed(sourceNode), fixed(observerNode));
   let rival = bestThrough(domains, prices, 0); // unknown links as short as can be
   if (rival.every((row) => row.every((value) => value === Infinity))) {
@@ -182,10 +187,15 @@ function resolvePath(store, path, context = {}) {
     prices = priceLinks(store, domains, null, null);
     rival = bestThrough(domains, prices, 0);
   }
-  const winner = bestThrough(domains, prices, Infinity); // unknown links never help a winner
+  // Unknown links never help a winner (without any, both pricings agree).
+  const winner = prices.some((links) => links.some((row) => row.includes(null))) ? bestThrough(domains, prices, Infinity) : rival;
 
   entries.forEach((entry, i) => {
     if (entry.status !== 'ambiguous') return;
+    if (!weighed(entry)) {
+      entry.plausible = entry.candidates;
+      return;
+    }
     const ranked = entry.candidates
       .map((node, k) => ({ node, atLeast: rival[i][k], atMost: winner[i][k] }))
       .filter((option) => option.atLeast < Infinity)

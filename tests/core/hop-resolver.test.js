@@ -183,3 +183,19 @@ test('bad input is no crash', () => {
   const entries = resolvePath(store, [null, 42, 'ab', ''], { observerId: 7, sourceKey: {}, routeType: 'x' });
   assert.deepEqual(entries.map((entry) => entry.status), ['unknown', 'unknown', 'resolved', 'unknown']);
 });
+
+test('a hop matching very many repeaters is left open, and a long path stays cheap to resolve', () => {
+  const nodes = [];
+  for (let i = 0; i < 60; i++) nodes.push({ name: `AB ${i}`, key: `ab${i.toString(16).padStart(2, '0')}`, km: [i, 0] });
+  nodes.push({ name: 'Only CD', key: 'cd01', km: [30, 5] });
+  const { store, byName } = handMesh(nodes);
+  const path = [];
+  for (let i = 0; i < 63; i++) path.push(i % 2 === 0 ? 'ab' : 'cd');
+  const entries = resolvePath(store, path);
+  assert.equal(entries.length, 63);
+  for (const entry of entries.filter((_, i) => i % 2 === 0)) {
+    assert.equal(entry.status, 'ambiguous');
+    assert.equal(entry.plausible.length, 60);
+  }
+  for (const entry of entries.filter((_, i) => i % 2 === 1)) assert.equal(entry.node, byName['Only CD']);
+});
