@@ -126,6 +126,35 @@ for (const qos of [0, 1]) {
   });
 }
 
+brokerTest('mosquitto: a backlog longer than the keep-alive does not close the connection (clean session, QoS 0, nothing lost)', async (t) => {
+  const broker = await startMosquitto({ ...DOCUMENTED, extra: ['log_type notice'] });
+  const traffic = simulatorMessages(8000, 46);
+  // An engine slowed to 0.25 ms a report: the broker holds seconds of messages for us, more than
+  // the 2 s keep-alive, so a PINGRESP waits behind them (a turn of 128 messages stays far below it).
+  const real = createEngine({ channels: traffic.channels });
+  const slow = {
+    ingest(report) {
+      const until = performance.now() + 0.25;
+      while (performance.now() < until);
+      return real.ingest(report);
+    },
+  };
+  const pipeline = createPipeline({ engine: slow });
+  const sources = createMqttSources({ brokers: [{ url: broker.url, qos: 0, keepaliveSeconds: 2 }], pipeline, log: silentLog(), reconnect: { minMs: 50, maxMs: 300 } });
+  const pub = await publisher(broker.url);
+  t.after(async () => {
+    await pub.endAsync(true);
+    await sources.stop();
+    await broker.stop();
+  });
+  await waitFor(() => sources.stats()[0].subscribed, 'subscription');
+  await burst(pub, traffic.messages, 0);
+  await waitFor(() => pipeline.stats().accepted === traffic.messages.length || sources.stats()[0].reconnects > 0, 'every message, or a reconnect');
+  await pipeline.drain();
+  assert.equal(sources.stats()[0].reconnects, 0, `the connection stayed up through the backlog (${JSON.stringify(sources.stats()[0].lastError)}; broker: ${broker.stderr().slice(-1500)})`);
+  assert.equal(pipeline.stats().accepted, traffic.messages.length, 'nothing lost');
+});
+
 brokerTest('mosquitto: with its default queue limit a stalled subscriber loses messages, and $SYS reports the drops', async (t) => {
   const broker = await startMosquitto({ maxQueuedMessages: 50, maxInflightMessages: 10 });
   const app = meshpulse({ url: broker.url });

@@ -199,3 +199,18 @@ test('mqtt source: the acknowledgements of one event-loop turn share one socket 
   client.handleMessage({ qos: 0, topic: 't' }, () => {});
   assert.equal(stream.corks, 1);
 });
+
+test('mqtt source: a message arriving while a ping waits for its answer keeps the connection (a long backlog is no keep-alive timeout)', async (t) => {
+  const { sources, fake } = setup();
+  t.after(() => sources.stop());
+  const client = fake.clients[0];
+  // mqtt.js's KeepaliveManager: counter 2 = PINGREQ sent, 3 = no answer in time, connection closed.
+  client.keepaliveManager = { counter: 2 };
+  client.handleMessage({ qos: 0, topic: 't' }, () => {});
+  assert.equal(client.keepaliveManager.counter, 1, 'the wait starts over; the next tick pings again');
+  client.keepaliveManager.counter = 1;
+  client.handleMessage({ qos: 1, topic: 't' }, () => {});
+  assert.equal(client.keepaliveManager.counter, 1, 'pings are not postponed: the broker needs them');
+  client.keepaliveManager = null;
+  client.handleMessage({ qos: 1, topic: 't' }, () => {}); // no manager (keepalive 0): nothing to do
+});

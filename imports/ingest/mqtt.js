@@ -340,7 +340,18 @@ function createMqttSources(options = {}) {
       stream.cork();
       setImmediate(uncorkAcks);
     };
+    // Keep-alive while behind. mqtt.js sends PINGREQ, then gives up on the connection if no
+    // PINGRESP comes within half a keep-alive; a source working through a broker backlog reads
+    // that PINGRESP only after everything queued before it, so a backlog longer than that (a 1M
+    // burst) closed the connection, and a clean session lost the rest. A PUBLISH arriving proves
+    // the connection alive as well: the wait for PINGRESP starts over (pings still go out on time,
+    // which is what the broker's own keep-alive needs).
+    const connectionAlive = () => {
+      const keepalive = client.keepaliveManager;
+      if (keepalive && typeof keepalive.counter === 'number' && keepalive.counter > 1) keepalive.counter = 1;
+    };
     client.handleMessage = (packet, callback) => {
+      connectionAlive();
       if (packet && packet.qos > 0) corkAcks();
       if (++sinceCheck < BACKPRESSURE_CHECK_EVERY) return handleMessage(packet, callback);
       sinceCheck = 0;
