@@ -56,27 +56,31 @@ function hopBin(hopCount) {
 /**
  * Peers of a key in one observation: hops next to it in the path, the first hop when the key is
  * the packet's origin (its advert key or src hash), and the src/dest counterpart. The key itself
- * is never its own peer. Fills and returns `peers` (a scratch array, reused).
+ * is never its own peer. Fills `peers` (a scratch array, reused) and returns how many it holds:
+ * peers[0 .. count - 1] (its length is not reset, a runtime call on every report).
  */
 function adjacentPeers(key, tx, path, peers) {
-  peers.length = 0;
+  let count = 0;
   for (let i = 0; i < path.length; i++) {
     if (path[i] !== key) continue;
-    if (i > 0) addPeer(key, path[i - 1], peers);
-    if (i + 1 < path.length) addPeer(key, path[i + 1], peers);
+    if (i > 0) count = addPeer(key, path[i - 1], peers, count);
+    if (i + 1 < path.length) count = addPeer(key, path[i + 1], peers, count);
   }
   const fromSrc = tx.srcHash === key;
   const isSource = fromSrc || (tx.advert !== null && tx.advert.pubKey === key);
-  if (isSource && path.length > 0) addPeer(key, path[0], peers);
+  if (isSource && path.length > 0) count = addPeer(key, path[0], peers, count);
   if (tx.srcHash !== null && tx.destHash !== null) {
-    if (fromSrc) addPeer(key, tx.destHash, peers);
-    if (tx.destHash === key) addPeer(key, tx.srcHash, peers);
+    if (fromSrc) count = addPeer(key, tx.destHash, peers, count);
+    if (tx.destHash === key) count = addPeer(key, tx.srcHash, peers, count);
   }
-  return peers;
+  return count;
 }
 
-function addPeer(key, prefix, peers) {
-  if (prefix !== key && peers.indexOf(prefix) < 0) peers.push(prefix);
+function addPeer(key, prefix, peers, count) {
+  if (prefix === key) return count;
+  for (let i = 0; i < count; i++) if (peers[i] === prefix) return count;
+  peers[count] = prefix;
+  return count + 1;
 }
 
 const scratchPeers = [];
@@ -539,8 +543,8 @@ class NodeTracker {
       day.observers.delete(observer);
       this.charge(-OBSERVER_SUMS_BYTES);
     }
-    const peers = adjacentPeers(aggregate.key, tx, observation.path, scratchPeers);
-    for (let i = 0; i < peers.length; i++) countIn(day.peers, peers[i], sign, this.part);
+    const peerCount = adjacentPeers(aggregate.key, tx, observation.path, scratchPeers);
+    for (let i = 0; i < peerCount; i++) countIn(day.peers, scratchPeers[i], sign, this.part);
   }
 
   dayOf(aggregate, tx) {
