@@ -9,7 +9,7 @@
  * Linear probing with backward-shift deletion (no tombstones); load kept between 1/8 and 5/8.
  * Reads like the Map it replaces: get, has, size, values(), keys(), iteration (oldest first).
  */
-const { hashHalves } = require('./stored-records');
+const { hexInt32 } = require('./stored-records');
 
 const MIN_CAPACITY = 1024;
 
@@ -20,6 +20,10 @@ class HashIndex {
     this.slots = new Int32Array(MIN_CAPACITY); // 0 = empty, else seq - base + 1
     this.base = 0;
     this.size = 0;
+    // The store looks each report's hash up twice (decode's isKnown, then insertDecoded) with
+    // the same string: the last answer is kept until the table changes.
+    this.lastHash = null;
+    this.lastAnswer = undefined;
   }
 
   resolve(entry) {
@@ -30,11 +34,18 @@ class HashIndex {
 
   /** The transmission with content hash `hash` (16 lower-case hex digits), or undefined. */
   get(hash) {
-    if (this.size === 0) return undefined;
-    const halves = hashHalves(hash);
-    if (halves === null) return undefined;
-    const high = halves[0];
-    const low = halves[1];
+    if (hash === this.lastHash) return this.lastAnswer;
+    const answer = this.find(hash);
+    this.lastHash = hash;
+    this.lastAnswer = answer;
+    return answer;
+  }
+
+  find(hash) {
+    if (this.size === 0 || typeof hash !== 'string' || hash.length !== 16) return undefined;
+    const high = hexInt32(hash, 0);
+    const low = hexInt32(hash, 8);
+    if (high === null || low === null) return undefined;
     const slots = this.slots;
     const mask = slots.length - 1;
     // The high half is SHA-256 bits: uniform enough to pick the slot.
@@ -50,12 +61,12 @@ class HashIndex {
     return this.get(hash) !== undefined;
   }
 
-  /** Index `tx` (newest in the FIFO, not yet indexed) under its hash. */
+  /** Index `tx` (newest in the FIFO, not yet indexed) under its own content hash (`hash`, unread). */
   set(hash, tx) {
-    if (hash !== tx.hash) throw new Error('HashIndex keys a transmission by its own content hash');
     if ((this.size + 1) * 8 > this.slots.length * 5 || tx.seq - this.base >= 0x7ffffffe) this.rehash(this.size + 1);
     this.place(tx);
     this.size++;
+    this.lastHash = null;
     return this;
   }
 
@@ -91,6 +102,7 @@ class HashIndex {
     }
     slots[hole] = 0;
     this.size--;
+    this.lastHash = null;
     if (this.size * 8 < slots.length && slots.length > MIN_CAPACITY) this.rehash(this.size);
     return true;
   }
@@ -117,6 +129,7 @@ class HashIndex {
   clear() {
     this.slots = new Int32Array(MIN_CAPACITY);
     this.size = 0;
+    this.lastHash = null;
   }
 
   /** Stored transmissions, oldest first (a Map's insertion order). */

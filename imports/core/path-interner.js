@@ -13,8 +13,8 @@
  */
 const { BYTES } = require('./memory-account');
 
-// A remembered path: its Map entry plus the array (header, backing store, one slot per hop).
-const ENTRY_BYTES = BYTES.mapEntry + 2 * BYTES.object + 16;
+// A remembered path: its Map entry plus the array's headers; each hop adds `hopBytes`.
+const ENTRY_BYTES = BYTES.mapEntry + 2 * BYTES.object;
 // Largest remembered paths per generation: a path of a few hops costs about 150 bytes here.
 const PATH_ENTRY_TYPICAL_BYTES = 150;
 
@@ -37,9 +37,10 @@ function samePath(a, b) {
 
 class PathInterner {
   /** `part`: the memory-account part charged for remembered paths (optional). */
-  constructor({ capacity = 65536, part = null } = {}) {
+  constructor({ capacity = 65536, part = null, hopBytes = BYTES.arraySlot } = {}) {
     this.capacity = Math.max(16, capacity);
     this.part = part;
+    this.hopBytes = hopBytes;
     this.current = new Map();
     this.previous = new Map();
     this.currentBytes = 0;
@@ -70,7 +71,7 @@ class PathInterner {
       this.currentBytes = 0;
     }
     this.current.set(key, path);
-    const bytes = ENTRY_BYTES + path.length * BYTES.arraySlot;
+    const bytes = ENTRY_BYTES + path.length * this.hopBytes;
     this.currentBytes += bytes;
     if (this.part) this.part.add(bytes);
   }

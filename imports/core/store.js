@@ -4,17 +4,18 @@
  * observations of every observer that heard it, plus the indexes and analytics views that
  * are kept up to date as packets arrive and leave.
  *
- * Shape of the data (see README "Packet store"):
- *   transmission: the decoded packet (imports/core/decode.js) plus
- *     seq, time (first heard, ms), raw (hex), observations[]
- *   observation: { observer, time, snr, rssi, score, direction, path }
- *     `observer` is the shared observer record; `path` is the hop list that observer heard
- *     (shared with the transmission's own path when equal, to save memory).
+ * Shape of the data (see README "Packet store"; records in stored-records.js):
+ *   transmission: the decoded packet's fields (imports/core/decode.js; header fields read from
+ *     the raw bytes by getters) plus seq, time (first heard, ms), raw (latin1), observations[]
+ *   observation: { observer, time, snr, rssi, score, direction, path }; the first one is the
+ *     transmission itself (`tx.observations[0] === tx`)
+ *     `observer` is the shared observer record; `path` is the hop list that observer heard,
+ *     shared through the path interner with every packet that carries the same hops.
  *
- * Eviction is strictly oldest-first (by first-heard order), and every index is a SeqDeque,
- * so a transmission leaving the store is at the front of every index that holds it: removal
- * is O(1) per index and mirrors insertion exactly. Views get `apply` for each observation
- * and `evict` once per transmission, with all its observations.
+ * Eviction is strictly oldest-first (by first-heard order), and every index is a SeqIndex of
+ * seqs resolved through the FIFO (deque.js), so a transmission leaving the store is at the front
+ * of every index that holds it: removal is O(1) per index and mirrors insertion exactly. Views
+ * get `apply` for each observation and `evict` once per transmission, with all its observations.
  *
  * Nodes and observers form a directory that outlives packets (a silent node must still be
  * listed as silent): identity and first/last seen are kept there (directory.js, with its own
@@ -40,9 +41,15 @@ const DEFAULTS = {
   memoryBudgetBytes: 512 * 1024 * 1024,
   // Optional cap on stored transmissions (0 = no cap).
   maxTransmissions: 0,
-  // Estimated heap bytes per stored item, views included; calibrated against the heap measured
-  // by `npm run bench:core` (core.json: bytes_per_transmission vs store_estimated_bytes).
-  estimatedBytes: { transmission: 470, observation: 150, indexEntry: 16, hop: 24, advert: 450 },
+  // Estimated bytes per stored item (V8 heap plus the indexes' array buffers), calibrated on
+  // both simulated meshes against the heap after GC (see stored-records.js for the layout):
+  //   transmission: its record, raw-string header, FIFO and hash-table slots (raw bytes added)
+  //   observation:  a later observation's record and array slot (the first is charged too,
+  //                 though it lives in the transmission: a reload's lower bound counts it)
+  //   indexEntry:   4 bytes of seq offset and the buffers' growth room
+  //   hop:          one hop of a path shared by the path interner
+  //   advert / message / trace: the decoded content object (name or text length added)
+  estimatedBytes: { transmission: 100, observation: 60, indexEntry: 6, hop: 8, advert: 340, message: 150, trace: 200 },
   // Upper bound on observations kept per transmission; a flood heard by hundreds of observers
   // must not make one transmission unbounded. Further observations are counted, not stored.
   maxObservationsPerTransmission: 64,
@@ -63,7 +70,10 @@ const STORE_ERRORS = {
 
 const PUBLIC_KEY_RE = /^[0-9a-f]{64}$/;
 // A SeqDeque and its array, for an index key's first entry.
-const DEQUE_BYTES = BYTES.object + 2 * BYTES.field + BYTES.object + 16 * BYTES.arraySlot + BYTES.mapEntry;
+// A SeqIndex, its Int32Array and its Map entry, for an index key's first entry.
+const DEQUE_BYTES = BYTES.object + 5 * BYTES.field + BYTES.typedArray + BYTES.mapEntry;
+// The header of the observations array a transmission keeps from its third observation on.
+const OBSERVATION_ARRAY_BYTES = BYTES.object + 3 * BYTES.field;
 
 /**
  * A decrypted message with all its fields in the object (decode.js adds `channel` last, which
@@ -105,7 +115,7 @@ class PacketStore {
     this.packetsPart = this.memory.part('packets');
     this.indexPart = this.memory.part('indexes');
     // Hop lists shared by every packet with the same route (bounded; charged to packets).
-    this.paths = new PathInterner({ capacity: internerCapacityFor(this.options.memoryBudgetBytes), part: this.packetsPart });
+    this.paths = new PathInterner({ capacity: internerCapacityFor(this.options.memoryBudgetBytes), part: this.packetsPart, hopBytes: this.options.estimatedBytes.hop });
     this.observationCount = 0;
     this.counters = { ingested: 0, duplicates: 0, rejected: 0, evicted: 0, observationsDropped: 0, rejectReasons: {}, advertsFromFuture: 0, advertsNotNewer: 0 };
 
@@ -209,7 +219,7 @@ class PacketStore {
       this.packetsPart.add(this.transmissionBytes(tx));
     } else {
       this.counters.duplicates++;
-      if (tx.observations.length >= this.options.maxObservationsPerTransmission) {
+      if (tx.observationCount >= this.options.maxObservationsPerTransmission) {
         this.counters.observationsDropped++;
         return { tx, observation: null, isNew: false };
       }
@@ -219,13 +229,11 @@ class PacketStore {
     if (isNew) {
       // The transmission is its own first observation (stored-records.js).
       observation = tx;
-      tx.observations = [tx];
     } else {
       const path = samePath(packet.path, tx.path) ? tx.path : this.paths.intern(packet.path);
       const signal = packSignal(report.snr ?? null, report.rssi ?? null, report.score ?? null, directionOf(report));
       observation = new StoredObservation(observer, time, signal, path);
-      // concat() makes an exact-size array; push() would reserve 16+ slots per transmission.
-      tx.observations = tx.observations.concat(observation);
+      tx.addObservation(observation);
     }
     const path = observation.path;
     this.observationCount++;
@@ -238,7 +246,8 @@ class PacketStore {
       if (node !== null && previousNode !== null && node !== previousNode) this.directory.learnAdjacency(previousNode, node);
       previousNode = node;
     }
-    this.packetsPart.add(this.options.estimatedBytes.observation);
+    const count = tx.observationCount;
+    this.packetsPart.add(this.observationBytes(count) - this.observationBytes(count - 1));
 
     for (const view of this.views) view.apply(tx, observation, this);
     this.enforceBudget();
@@ -257,14 +266,25 @@ class PacketStore {
   }
 
   /**
-   * Estimated bytes of a stored transmission: the calibrated base, its raw bytes, its own path
-   * (a long path of multi-byte hops is kilobytes) and, for an advert, its key, signature and name.
+   * Estimated bytes of a stored transmission without its observations: the calibrated base, its
+   * raw bytes and its content (advert key, signature and name; message text; trace hops).
    */
   transmissionBytes(tx) {
     const sizes = this.options.estimatedBytes;
     let bytes = sizes.transmission + tx.raw.length;
-    if (tx.advert !== null) bytes += sizes.advert + (tx.advert.name ? tx.advert.name.length : 0);
+    const content = tx.content;
+    if (content !== null) {
+      const type = tx.payloadType;
+      if (type === 4) bytes += sizes.advert + (content.name ? content.name.length : 0);
+      else if (type === 5) bytes += sizes.message + content.text.length + (content.sender ? content.sender.length : 0);
+      else if (type === 9) bytes += sizes.trace + content.hashes.length * 4 * sizes.hop;
+    }
     return bytes;
+  }
+
+  /** Estimated bytes of a transmission's `count` observations (an array from three on). */
+  observationBytes(count) {
+    return count * this.options.estimatedBytes.observation + (count >= 3 ? OBSERVATION_ARRAY_BYTES : 0);
   }
 
   /** Returns true when the key's deque emptied and went. */
@@ -308,10 +328,10 @@ class PacketStore {
     for (const observation of tx.observations) {
       this.removeFrom(this.byObserver, observation.observer.id, tx);
       for (const hop of observation.path) this.removePrefix(hop, tx);
-      this.packetsPart.add(-this.options.estimatedBytes.observation);
       this.directory.observerReleased(observation.observer);
     }
-    this.observationCount -= tx.observations.length;
+    this.observationCount -= tx.observationCount;
+    this.packetsPart.add(-this.observationBytes(tx.observationCount));
     this.packetsPart.add(-this.transmissionBytes(tx));
     this.fifo.removeOldest(tx);
     // The shared paths are a cache of what stored packets carry: none stored, none kept.

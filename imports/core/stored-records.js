@@ -1,23 +1,23 @@
 'use strict';
 /**
  * Compact records for what the store keeps: one StoredTransmission per distinct packet and one
- * StoredObservation per observer report. A million reports make about a million of these, so
- * each is sized to the bone (issue 8, measured with heap snapshots on the simulated meshes):
+ * StoredObservation per later observer report. A million reports make about a million of these,
+ * so each is sized to the bone (issue 8, measured with heap snapshots on the simulated meshes):
  *
  * - Fields that the raw bytes already hold (payload type, route, version, hash size, hop count,
  *   size, payload offset, transport codes, src/dest/channel hash, ACK checksum, control subtype)
- *   are prototype getters reading `raw`: no per-instance cost. A decoded packet had 22 fields
- *   (200 bytes); a stored transmission has 7 (80 bytes).
+ *   are prototype getters reading `raw`: no per-instance cost. A decoded packet has 22 fields
+ *   (200 bytes); a stored transmission has 11 (112 bytes) and is also its first observation.
  * - The one per-type object (advert, decrypted message or trace) shares one field, `content`.
  * - Times are kept as small integers (Smis) relative to a process-wide epoch: a double field
  *   costs a separate 16-byte heap number per object.
  * - An observation's SNR (quarter dB), RSSI, score and direction are packed into one Smi when
  *   they are the usual values (SNR in quarter dB, integer RSSI and score in input-limits.js
  *   ranges, direction 'rx'); anything else is kept exactly in a small frozen object instead.
- *   7 fields and two heap numbers (112 bytes) become 4 fields (56 bytes).
+ *   An observation object of 7 fields and two heap numbers (112 bytes) becomes 4 fields (56).
  *
- * Readers see the same property names as before (time, payloadType, snr, ...); only writes are
- * refused (the getters have no setters, and strict-mode code that assigns one throws).
+ * Readers see the same property names as before (time, payloadType, snr, ...). Writes to a
+ * derived field throw in strict mode (getters without setters), except `observations` (below).
  */
 
 // Times are stored as `time - timeEpoch`. A Smi holds 32 signed bits on 64-bit Node without
@@ -128,13 +128,50 @@ class StoredTransmission {
     this.timeOffset = timeOffset(time);
     this.raw = raw;
     this.path = path;
-    this.observations = EMPTY_OBSERVATIONS;
+    // The observations after the first: null (none), the second one, or from three on the whole
+    // array (see `observations`).
+    this.later = null;
     this.content = content;
     this.observer = observer;
     this.signal = signal;
   }
 
   get hash() { return hex8(this.hashHigh) + hex8(this.hashLow); }
+
+  /**
+   * Every observation, first heard first; the first is the transmission itself. Two thirds of
+   * the default mesh's transmissions have one or two observations: their array (48 bytes of
+   * headers) is built when read instead of kept. From three on, the kept array is returned.
+   */
+  get observations() {
+    const later = this.later;
+    if (later === null) return [this];
+    if (later instanceof StoredObservation) return [this, later];
+    return later;
+  }
+
+  /**
+   * Assigning `observations` gives that object its own list, as it would on a plain object:
+   * test helpers derive `Object.create(tx)` copies with a subset of observations.
+   */
+  set observations(list) {
+    Object.defineProperty(this, 'observations', { value: list, writable: true, enumerable: true, configurable: true });
+  }
+
+  get observationCount() {
+    const later = this.later;
+    if (later === null) return 1;
+    return later instanceof StoredObservation ? 2 : later.length;
+  }
+
+  /** Append a later observation. */
+  addObservation(observation) {
+    const later = this.later;
+    if (later === null) this.later = observation;
+    else if (later instanceof StoredObservation) this.later = [this, later, observation];
+    // concat() makes an exact-size array; push() would reserve 16+ slots.
+    else this.later = later.concat(observation);
+  }
   get time() { return timeEpoch + this.timeOffset; }
 
   // As the first observation.
@@ -234,10 +271,12 @@ class StoredObservation {
 // seen only Smis first, one out-of-range time would turn the field into a double field and box
 // it in every record.
 const tagged = [new StoredTransmission('0000000000000000', 0, 0, '\u0000\u0000', EMPTY_OBSERVATIONS, null, null, 0), new StoredObservation(null, 0, 0, EMPTY_OBSERVATIONS)];
+tagged[0].later = tagged[1];
+tagged[0].later = EMPTY_OBSERVATIONS;
 for (const record of tagged) {
   record.timeOffset = null;
   record.signal = null;
 }
 timeEpoch = null;
 
-module.exports = { StoredTransmission, StoredObservation, packSignal, hashHalves, timeOf, EMPTY_OBSERVATIONS, HEX_BYTE };
+module.exports = { StoredTransmission, StoredObservation, packSignal, hashHalves, hexInt32, timeOf, EMPTY_OBSERVATIONS, HEX_BYTE };

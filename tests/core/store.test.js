@@ -81,7 +81,9 @@ test('the memory budget holds after every insert, and eviction is oldest first',
   let recount = store.paths.currentBytes + store.paths.previousBytes;
   for (const tx of store.transmissions()) {
     recount += e.transmission + tx.raw.length + (tx.advert ? e.advert + (tx.advert.name ? tx.advert.name.length : 0) : 0);
-    recount += tx.observations.length * e.observation;
+    if (tx.message) recount += e.message + tx.message.text.length + (tx.message.sender ? tx.message.sender.length : 0);
+    if (tx.trace) recount += e.trace + tx.trace.hashes.length * 4 * e.hop;
+    recount += tx.observations.length * e.observation + (tx.observations.length >= 3 ? 48 : 0);
   }
   assert.equal(store.memory.part('packets').bytes, recount);
 });
