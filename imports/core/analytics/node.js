@@ -191,6 +191,9 @@ function namedBefore(tx, index, key) {
   return false;
 }
 
+// One observation's contribution to a key's row: [packets, snr sum, snr count] (reused).
+const scratchRow = [0, 0, 0];
+
 function applyFine(fine, tx, observation) {
   const observations = tx.observations;
   let index = observations.length - 1;
@@ -198,28 +201,33 @@ function applyFine(fine, tx, observation) {
   if (index < 0) index = observations.length - 1;
   const keys = keysNamedBy(tx, observation, scratchKeys);
   const { snr } = observation;
+  scratchRow[SNR_SUM] = snr === null ? 0 : snr;
+  scratchRow[SNR_COUNT] = snr === null ? 0 : 1;
   for (let k = 0; k < keys.length; k++) {
-    if (!namedBefore(tx, index, keys[k])) fine.add(tx.time, keys[k], PACKETS, 1);
-    if (snr !== null) {
-      fine.add(tx.time, keys[k], SNR_SUM, snr);
-      fine.add(tx.time, keys[k], SNR_COUNT, 1);
-    }
+    // The packet counts for a key the first time one of its observations names it.
+    scratchRow[PACKETS] = namedBefore(tx, index, keys[k]) ? 0 : 1;
+    fine.addRow(tx.time, keys[k], scratchRow, 1);
   }
 }
 
 function evictFine(fine, tx) {
-  const all = new Set();
+  // Per key: the packet once, and the SNR of every observation naming it.
+  const rows = new Map();
   for (const observation of tx.observations) {
     const keys = keysNamedBy(tx, observation, scratchKeys);
     for (let k = 0; k < keys.length; k++) {
-      all.add(keys[k]);
+      let row = rows.get(keys[k]);
+      if (!row) {
+        row = [1, 0, 0];
+        rows.set(keys[k], row);
+      }
       if (observation.snr !== null) {
-        fine.add(tx.time, keys[k], SNR_SUM, -observation.snr);
-        fine.add(tx.time, keys[k], SNR_COUNT, -1);
+        row[SNR_SUM] += observation.snr;
+        row[SNR_COUNT]++;
       }
     }
   }
-  for (const key of all) fine.add(tx.time, key, PACKETS, -1);
+  for (const [key, row] of rows) fine.addRow(tx.time, key, row, -1);
 }
 
 /** Activity and SNR trend of one node per `size` bucket over [from, to): from the fine counts. */

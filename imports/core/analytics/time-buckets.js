@@ -100,6 +100,59 @@ class TimeCounts {
     }
   }
 
+  /**
+   * Add `sign` × `values` (one number per field) to the bucket holding `time` (and `key`) at
+   * every level that keeps it: one lookup per level for several fields. Values that are all
+   * zero change nothing.
+   */
+  addRow(time, key, values, sign) {
+    let any = false;
+    for (let i = 0; i < values.length; i++) if (values[i] !== 0) any = true;
+    if (!any) return;
+    if (sign > 0 && time > this.newest) this.advance(time);
+    for (let l = 0; l < this.levels.length; l++) {
+      const level = this.levels[l];
+      const start = bucketStart(time, level.ms);
+      if (start < level.from) continue;
+      const row = this.rowAt(level, start, key);
+      for (let i = 0; i < values.length; i++) row[i] += sign * values[i];
+      if (sign < 0) this.dropIfEmpty(level, start, key, row);
+    }
+  }
+
+  /** The row of (start, key), created (and charged) when missing. */
+  rowAt(level, start, key) {
+    let holder = level.rows;
+    if (this.keyed) {
+      holder = level.rows.get(start);
+      if (!holder) {
+        holder = new Map();
+        level.rows.set(start, holder);
+        this.charge(BYTES.map + entryBytes(start));
+      }
+    }
+    const rowKey = this.keyed ? key : start;
+    let row = holder.get(rowKey);
+    if (!row) {
+      row = new Array(this.width).fill(0);
+      holder.set(rowKey, row);
+      this.charge(this.rowBytes + entryBytes(rowKey));
+    }
+    return row;
+  }
+
+  dropIfEmpty(level, start, key, row) {
+    if (!this.isEmpty(row)) return;
+    const holder = this.keyed ? level.rows.get(start) : level.rows;
+    const rowKey = this.keyed ? key : start;
+    holder.delete(rowKey);
+    this.charge(-(this.rowBytes + entryBytes(rowKey)));
+    if (this.keyed && holder.size === 0) {
+      level.rows.delete(start);
+      this.charge(-(BYTES.map + entryBytes(start)));
+    }
+  }
+
   addAt(level, start, key, field, delta) {
     let holder = level.rows;
     if (this.keyed) {
