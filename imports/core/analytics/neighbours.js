@@ -64,13 +64,17 @@ function keyEntry(state, key) {
   return entry;
 }
 
-/** Count one sighting of the link a-b (sign -1 undoes one). Returns nothing; frees at zero. */
-function countLink(state, a, b, time, snr, sign) {
-  if (a === b) return;
-  const left = state.keys.get(a);
+/**
+ * Count one sighting of the link a-b (sign -1 undoes one); frees at zero. `left` is a's entry
+ * when the caller has it (undefined: looked up). Returns b's entry while it is still held, so
+ * that a path's next link starts from it without a lookup.
+ */
+function countLink(state, left, a, b, time, snr, sign) {
+  if (a === b) return left;
+  if (left === undefined) left = state.keys.get(a);
   let link = left === undefined ? undefined : left.neighbours.get(b);
   if (link === undefined) {
-    if (sign < 0) return; // nothing to undo (cannot happen while apply and evict mirror)
+    if (sign < 0) return undefined; // nothing to undo (cannot happen while apply and evict mirror)
     const first = a < b ? keyEntry(state, a) : keyEntry(state, b);
     const second = a < b ? keyEntry(state, b) : keyEntry(state, a);
     // Both key entries ride on the link, so a sighting looks up one key, not both.
@@ -102,6 +106,8 @@ function countLink(state, a, b, time, snr, sign) {
     if (entryA.count === 0) dropKey(state, entryA);
     if (entryB.count === 0) dropKey(state, entryB);
   }
+  const right = entryA.key === b ? entryA : entryB;
+  return right.count > 0 ? right : undefined;
 }
 
 /** A key no stored link names any more. */
@@ -116,11 +122,12 @@ function count(state, tx, observation, sign) {
   const observer = observerKey(observation.observer);
   const touched = [observer];
   state.observations += sign;
-  for (let i = 1; i < path.length; i++) countLink(state, path[i - 1], path[i], tx.time, null, sign);
+  let entry;
+  for (let i = 1; i < path.length; i++) entry = countLink(state, entry, path[i - 1], path[i], tx.time, null, sign);
   for (let i = 0; i < path.length; i++) touched.push(path[i]);
   const heardFrom = path.length > 0 ? path[path.length - 1] : senderKey(tx);
   if (heardFrom !== null) {
-    countLink(state, heardFrom, observer, tx.time, observation.snr, sign);
+    countLink(state, entry, heardFrom, observer, tx.time, observation.snr, sign);
     if (path.length === 0) touched.push(heardFrom);
   }
   return touched;
