@@ -345,7 +345,7 @@ function createMqttSources(options = {}) {
     // that PINGRESP only after everything queued before it, so a backlog longer than that (a 1M
     // burst) closed the connection, and a clean session lost the rest. A PUBLISH arriving proves
     // the connection alive as well: the wait for PINGRESP starts over (pings still go out on time,
-    // which is what the broker's own keep-alive needs).
+    // which is what the broker's own keep-alive needs). So does a back-pressure pause below.
     const connectionAlive = () => {
       const keepalive = client.keepaliveManager;
       if (keepalive && typeof keepalive.counter === 'number' && keepalive.counter > 1) keepalive.counter = 1;
@@ -357,7 +357,13 @@ function createMqttSources(options = {}) {
       sinceCheck = 0;
       if (queueDepth() <= broker.highWater) return setImmediate(() => handleMessage(packet, callback));
       state.backpressurePauses++;
-      return Promise.resolve(pipeline.drain()).then(() => handleMessage(packet, callback), () => handleMessage(packet, callback));
+      // Nothing is read while we wait, the PINGRESP neither: our wait is no sign of a dead connection.
+      const keepAlive = setInterval(connectionAlive, Math.max(100, broker.keepaliveSeconds * 250));
+      const resume = () => {
+        clearInterval(keepAlive);
+        handleMessage(packet, callback);
+      };
+      return Promise.resolve(pipeline.drain()).then(resume, resume);
     };
 
     client.on('connect', (connack) => {
