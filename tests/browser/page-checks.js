@@ -5,6 +5,8 @@
  *     the box does not scroll) with no title on them or an ancestor to show the whole text;
  *   - badWords: `undefined`, `NaN`, `[object Object]` or `Infinity` in the text or in a
  *     title (a formatting slip that would otherwise reach the screen).
+ *   - horizontalOverflow: how far the page scrolls sideways (0 on a phone-friendly page), and
+ *     the widest elements sticking out of the viewport, to say which one to fix.
  * Plain functions of the DOM, so they can be serialized into the page.
  */
 
@@ -53,4 +55,23 @@ function badWords() {
   return found.slice(0, 10);
 }
 
-module.exports = { clippedWithoutTitle, badWords };
+function horizontalOverflow() {
+  const root = document.scrollingElement || document.documentElement;
+  const viewport = root.clientWidth;
+  const offenders = [];
+  for (const element of document.querySelectorAll('body *')) {
+    const rect = element.getBoundingClientRect();
+    if (rect.width === 0 || rect.right <= viewport + 1) continue;
+    // Inside a box that scrolls or clips sideways, sticking out is that box's business.
+    let contained = false;
+    for (let parent = element.parentElement; parent && parent !== document.body; parent = parent.parentElement) {
+      const overflowX = getComputedStyle(parent).overflowX;
+      if (overflowX !== 'visible') { contained = true; break; }
+    }
+    if (contained) continue;
+    offenders.push(`${element.tagName.toLowerCase()}.${String(element.className && element.className.baseVal !== undefined ? element.className.baseVal : element.className).trim().replace(/\s+/g, '.')} right=${Math.round(rect.right)}`);
+  }
+  return { overflow: Math.max(0, root.scrollWidth - viewport), viewport, offenders: offenders.slice(0, 8) };
+}
+
+module.exports = { clippedWithoutTitle, badWords, horizontalOverflow };

@@ -6,9 +6,19 @@
  *     clipped text lacking a title (tooltip) and no `undefined`/`NaN` on screen (page-checks.js);
  *     the map labels named nodes; Perf shows the data path in use, charts over time and input
  *     health; the Observers table is sorted and one line per row; the favicon is served;
- *   - a packet POSTed to /api/packets appears on the Live page;
- *   - a 1280x800 screenshot of each page goes to tests/browser/screenshots/<page>.png (ignored;
- *     `npm run shots:publish` copies them into docs/screenshots/, which the README shows).
+ *   - a packet POSTed to /api/packets appears on the Live page, scoped by the header's region;
+ *   - the header's region picker lists the observers' regions, changes the data of a page, is
+ *     kept in the URL (`?region=`) and carried by links; a deep link opens scoped;
+ *   - Ctrl+K opens the search palette, which finds a node by name and by key prefix and a packet
+ *     by hash, moves with the arrow keys, opens with Enter and closes with Esc;
+ *   - the theme toggle switches dark/light (every colour changes with it) and is remembered;
+ *   - a starred node shows under the Nodes page's favourites filter and on the Overview;
+ *   - the Live page's filter expression is evaluated by the server (only matching rows; a bad
+ *     one shows its position), and `packets.live` over DDP takes it as its second argument;
+ *   - at 375 px wide no page scrolls sideways, in both themes, and the menu collapses;
+ *   - screenshots go to tests/browser/screenshots/ (ignored; `npm run shots:publish` copies
+ *     them into docs/screenshots/, which the README shows): <page>.png at 1280x800 (dark),
+ *     phone-dark-<page>.png and phone-light-<page>.png at 375x812, light-overview.png.
  * Skipped, with the reason, when Meteor, Chromium or playwright-core is missing.
  *
  *   CHROMIUM_PATH=/usr/bin/chromium METEOR_BIN=... node --test tests/browser/
@@ -19,12 +29,13 @@ const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
 const { decodePacket } = require('../../imports/core/decode');
-const { clippedWithoutTitle, badWords } = require('./page-checks');
+const { clippedWithoutTitle, badWords, horizontalOverflow } = require('./page-checks');
 
 const ROOT = path.resolve(__dirname, '../..');
 const SCREENSHOT_DIR = path.join(ROOT, 'tests/browser/screenshots');
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const VIEWPORT = { width: 1280, height: 800 };
+const PHONE = { width: 375, height: 812 };
 const WAIT_MS = 20000;
 
 /** Each page, what proves it shows data, and its screenshot name. */
@@ -82,10 +93,15 @@ async function dataAgeMs(page) {
   return Number(match[1]) * { ms: 1, s: 1000, min: 60000, h: 3600000 }[match[2]];
 }
 
-async function openPage(browser, baseUrl, mode) {
-  const context = await browser.newContext({ viewport: VIEWPORT });
-  // The mode is read from localStorage at start-up, as if the user had chosen it before.
-  await context.addInitScript((chosen) => window.localStorage.setItem('meshpulse.dataMode', chosen), mode);
+async function openPage(browser, baseUrl, mode, { viewport = VIEWPORT, theme = null } = {}) {
+  // Playwright emulates a light system preference unless told otherwise; the dashboard follows
+  // it on a first visit, so ask for dark (the screenshots' theme) unless a theme is chosen.
+  const context = await browser.newContext({ viewport, colorScheme: 'dark' });
+  // The mode (and theme) are read from localStorage at start-up, as if the user had chosen them before.
+  await context.addInitScript(({ chosen, chosenTheme }) => {
+    window.localStorage.setItem('meshpulse.dataMode', chosen);
+    if (chosenTheme) window.localStorage.setItem('meshpulse.theme', chosenTheme);
+  }, { chosen: mode, chosenTheme: theme });
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (err) => errors.push(err.message));
@@ -269,10 +285,10 @@ test('dashboard in a browser', { timeout: 15 * 60 * 1000 }, async (t) => {
         });
         assert.equal(response.status, 202, await response.text());
         await page.locator(`.packets-table tr[data-hash="${hash}"]`).waitFor({ timeout: WAIT_MS });
-        // Filter to the test observer's region (only our packets), then Pause freezes the list:
+        // Scope to the test observer's region in the header (only our packets), then Pause freezes the list:
         // a second packet does not show until Resume.
-        await page.locator('select[name="region"] option[value="TST"]').waitFor({ state: 'attached', timeout: WAIT_MS });
-        await page.selectOption('select[name="region"]', 'TST');
+        await page.locator('select[name="scope-region"] option[value="TST"]').waitFor({ state: 'attached', timeout: WAIT_MS });
+        await page.selectOption('select[name="scope-region"]', 'TST');
         await page.waitForFunction(() => document.querySelectorAll('.packets-table tbody tr[data-hash]').length === 1, null, { timeout: WAIT_MS });
         await page.locator(`.packets-table tr[data-hash="${hash}"]`).waitFor({ timeout: WAIT_MS });
         await page.getByTestId('pause').click();
@@ -289,6 +305,227 @@ test('dashboard in a browser', { timeout: 15 * 60 * 1000 }, async (t) => {
       } finally {
         await context.close();
       }
+    });
+
+    await t.test('region picker: lists the regions, scopes the data, lives in the URL and travels with links', async () => {
+      const { context, page, errors } = await openPage(browser, `${app.url}/analytics/observers`, 'reactive');
+      try {
+        const picker = page.getByTestId('region-picker');
+        await picker.waitFor({ timeout: WAIT_MS });
+        const table = page.locator('[data-testid="observers-table"] tbody tr');
+        await table.first().waitFor({ timeout: WAIT_MS });
+        const regionCells = () => page.$$eval('[data-testid="observers-table"] tbody tr', (rows) => rows.map((row) => row.cells[2].textContent.trim()));
+        const before = await regionCells();
+        const choices = await picker.locator('option').evaluateAll((options) => options.map((option) => option.value).filter(Boolean));
+        assert.ok(choices.length >= 2, `the picker lists the observers' regions: ${choices.join(', ')}`);
+        const region = choices.find((choice) => before.includes(choice));
+        assert.ok(region && new Set(before).size >= 2, `unscoped, observers of several regions are listed: ${before.join(', ')}`);
+        await picker.selectOption(region);
+        await page.waitForFunction((wanted) => {
+          const cells = Array.from(document.querySelectorAll('[data-testid="observers-table"] tbody tr'), (row) => row.cells[2].textContent.trim());
+          return cells.length > 0 && cells.every((cell) => cell === wanted);
+        }, region, { timeout: WAIT_MS });
+        assert.ok((await regionCells()).length < before.length, 'scoped to one region, fewer observers are listed');
+        assert.equal(new URL(page.url()).searchParams.get('region'), region, 'the region is in the URL');
+        // Links carry it; the Live page is scoped too (every row heard in the region).
+        await page.locator('.nav a', { hasText: 'Live' }).click();
+        await page.waitForURL((url) => url.pathname === '/live' && url.searchParams.get('region') === region, { timeout: WAIT_MS });
+        await page.locator('.packets-table tbody tr[data-hash]').first().waitFor({ timeout: WAIT_MS });
+        assert.equal(await picker.inputValue(), region);
+        // A deep link opens scoped, and "all regions" takes the parameter away.
+        await page.goto(`${app.url}/nodes?region=${encodeURIComponent(region)}`, { waitUntil: 'domcontentloaded' });
+        await page.locator('table tbody tr .node-link').first().waitFor({ timeout: WAIT_MS });
+        assert.equal(await page.getByTestId('region-picker').inputValue(), region);
+        assert.match(await page.locator('table tbody tr .node-link').first().getAttribute('href'), new RegExp(`region=${region}`));
+        await page.getByTestId('region-picker').selectOption('');
+        await page.waitForURL((url) => !url.searchParams.has('region'), { timeout: WAIT_MS });
+        assert.equal(await page.locator('.state-error').count(), 0, 'no view refused the region');
+        assert.deepEqual(errors, [], 'no uncaught page errors');
+      } finally {
+        await context.close();
+      }
+    });
+
+    await t.test('Ctrl+K palette: finds a node by name and key prefix and a packet by hash; arrows, Enter, Esc', async () => {
+      const nodes = (await (await fetch(`${app.url}/api/views/nodes?limit=100`)).json()).nodes;
+      // A name that starts with plain characters (no emoji to cut in half when typing a prefix of it).
+      const named = nodes.find((node) => node.name && /^[A-Za-z0-9][A-Za-z0-9 _-]{3,}/.test(node.name));
+      assert.ok(named, 'the simulator has named nodes');
+      const packet = (await (await fetch(`${app.url}/api/views/packets?limit=1`)).json()).packets[0];
+      const { context, page, errors } = await openPage(browser, `${app.url}/packets`, 'reactive');
+      try {
+        await page.locator('.packets-table tbody tr').first().waitFor({ timeout: WAIT_MS });
+        await page.keyboard.press('Control+k');
+        const input = page.getByTestId('palette-input');
+        await input.waitFor({ timeout: WAIT_MS });
+        assert.ok(await input.evaluate((element) => element === document.activeElement), 'the search box has the focus');
+        await page.keyboard.press('Escape');
+        await page.getByTestId('palette').waitFor({ state: 'detached', timeout: WAIT_MS });
+        await page.keyboard.press('Meta+k');
+        await input.waitFor({ timeout: WAIT_MS });
+        // By key prefix.
+        await input.fill(named.pubKey.slice(0, 6));
+        await page.locator(`[data-testid="palette"] li[data-kind="node"]`, { hasText: named.name.slice(0, 4) }).first().waitFor({ timeout: WAIT_MS });
+        // By packet hash.
+        await input.fill(packet.hash);
+        await page.locator(`[data-testid="palette"] li[data-kind="packet"]`, { hasText: packet.hash }).waitFor({ timeout: WAIT_MS });
+        // By name, then to it with the arrow keys and Enter.
+        const query = named.name.slice(0, 4);
+        await input.fill(query);
+        const item = page.locator(`[data-testid="palette"] li[data-kind="node"]`, { hasText: named.name.slice(0, 4) }).first();
+        await item.waitFor({ timeout: WAIT_MS });
+        await page.waitForTimeout(400); // let the results settle (debounced, throttled)
+        const index = await page.$$eval('[data-testid="palette"] li[role="option"]', (items, key) => items.findIndex((li) => li.id && li.textContent.includes(key)), named.pubKey.slice(0, 12));
+        assert.ok(index >= 0, 'the node is among the results');
+        for (let i = 0; i < index; i++) await page.keyboard.press('ArrowDown');
+        assert.equal(await page.locator('[data-testid="palette"] li[aria-selected="true"]').getAttribute('id'), `palette-${index}`);
+        await page.keyboard.press('Enter');
+        await page.waitForURL((url) => url.pathname === `/nodes/${named.pubKey}`, { timeout: WAIT_MS });
+        assert.equal(await page.getByTestId('palette').count(), 0, 'opening a result closes the palette');
+        assert.deepEqual(errors, [], 'no uncaught page errors');
+      } finally {
+        await context.close();
+      }
+    });
+
+    await t.test('theme toggle: switches every colour, is remembered, follows the system on a first visit', async () => {
+      const { context, page } = await openPage(browser, app.url, 'reactive');
+      try {
+        await page.locator('[data-testid="overview-stats"] .stat-value').first().waitFor({ timeout: WAIT_MS });
+        const look = () => page.evaluate(() => ({
+          theme: document.documentElement.getAttribute('data-theme'),
+          background: getComputedStyle(document.body).backgroundColor,
+          text: getComputedStyle(document.body).color,
+          panel: getComputedStyle(document.querySelector('.stat')).backgroundColor,
+        }));
+        const first = await look();
+        assert.equal(first.theme, 'dark', 'a dark system preference: dark');
+        await page.getByTestId('theme-toggle').click();
+        const second = await look();
+        assert.equal(second.theme, 'light');
+        for (const key of ['background', 'text', 'panel']) assert.notEqual(second[key], first[key], `${key} changes with the theme`);
+        await assertReadable(page, 'overview (light)');
+        fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+        await page.waitForTimeout(600);
+        await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'light-overview.png') });
+        await page.reload({ waitUntil: 'domcontentloaded' });
+        await page.locator('[data-testid="overview-stats"] .stat-value').first().waitFor({ timeout: WAIT_MS });
+        assert.equal((await look()).theme, 'light', 'remembered across a reload');
+        await page.getByTestId('theme-toggle').click();
+        assert.equal((await look()).theme, 'dark');
+      } finally {
+        await context.close();
+      }
+      const system = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light' });
+      try {
+        const page = await system.newPage();
+        await page.goto(app.url, { waitUntil: 'domcontentloaded' });
+        await page.getByTestId('theme-toggle').waitFor({ timeout: WAIT_MS });
+        assert.equal(await page.evaluate(() => document.documentElement.getAttribute('data-theme')), 'light', 'a first visit follows prefers-color-scheme');
+      } finally {
+        await system.close();
+      }
+    });
+
+    await t.test('favourites: a starred node shows under the favourites filter and on the Overview, kept across reloads', async () => {
+      const { context, page, errors } = await openPage(browser, `${app.url}/nodes`, 'reactive');
+      try {
+        const firstRow = page.locator('table tbody tr').filter({ has: page.locator('.node-link') }).first();
+        await firstRow.waitFor({ timeout: WAIT_MS });
+        const href = await firstRow.locator('.node-link').getAttribute('href');
+        const pubKey = href.split('?')[0].split('/').pop();
+        await firstRow.getByTestId('favourite-star').click();
+        await page.locator(`table tbody tr:has(a[href^="/nodes/${pubKey}"]) [data-testid="favourite-star"][aria-pressed="true"]`).waitFor({ timeout: WAIT_MS });
+        await page.getByTestId('favourites-filter').check();
+        await page.waitForFunction((key) => {
+          const links = Array.from(document.querySelectorAll('table tbody tr .node-link'));
+          return links.length === 1 && links[0].getAttribute('href').startsWith(`/nodes/${key}`);
+        }, pubKey, { timeout: WAIT_MS });
+        await page.goto(app.url, { waitUntil: 'domcontentloaded' });
+        await page.locator(`[data-testid="favourites-card"] a[href^="/nodes/${pubKey}"]`).waitFor({ timeout: WAIT_MS });
+        await assertReadable(page, 'overview with favourites');
+        // Unstar from the Overview: the card goes away.
+        await page.locator('[data-testid="favourites-card"] [data-testid="favourite-star"]').first().click();
+        await page.getByTestId('favourites-card').waitFor({ state: 'detached', timeout: WAIT_MS });
+        assert.deepEqual(errors, [], 'no uncaught page errors');
+      } finally {
+        await context.close();
+      }
+    });
+
+    await t.test('Live filter expression: evaluated by the server, a bad one shows its position; packets.live over DDP takes it', async () => {
+      for (const mode of ['reactive', 'method']) {
+        const { context, page, errors } = await openPage(browser, `${app.url}/live`, mode);
+        try {
+          await page.locator('.packets-table tbody tr[data-hash]').first().waitFor({ timeout: WAIT_MS });
+          await page.getByTestId('filter-input').fill('type == GRP_TXT');
+          await page.getByTestId('filter-input').press('Enter');
+          await page.waitForFunction(() => {
+            const rows = Array.from(document.querySelectorAll('.packets-table tbody tr[data-hash]'));
+            return rows.length > 0 && rows.every((row) => row.cells[2].textContent.trim() === 'GRP_TXT');
+          }, null, { timeout: WAIT_MS });
+          await page.getByTestId('filter-input').fill('hops >=');
+          await page.getByTestId('filter-input').press('Enter');
+          const problem = page.getByTestId('filter-error');
+          await problem.waitFor({ timeout: WAIT_MS });
+          assert.match(await problem.textContent(), /^at \d+: /, `${mode}: the position of the mistake is shown`);
+          await page.getByTestId('filter-input').fill('');
+          await page.getByTestId('filter-error').waitFor({ state: 'detached', timeout: WAIT_MS });
+          await page.locator('.packets-table tbody tr[data-hash]').first().waitFor({ timeout: WAIT_MS });
+          assert.deepEqual(errors, [], `${mode}: no uncaught page errors`);
+        } finally {
+          await context.close();
+        }
+      }
+      const { DdpClient } = require('../helpers/ddp-client');
+      const client = await DdpClient.connect(app.url.replace(/^http/, 'ws') + '/websocket');
+      try {
+        await client.subscribe('packets.live', [{ limit: 30 }, 'type == GRP_TXT']);
+        const rows = Array.from(client.collection('meshpulse.live').values());
+        assert.ok(rows.length > 0 && rows.every((row) => row.payloadType === 5), 'DDP: only GRP_TXT rows are sent');
+        await assert.rejects(client.subscribe('packets.live', [{ limit: 30 }, 'snr <']), /bad-params: .*filter" does not parse: at \d+/);
+        await assert.rejects(client.subscribe('packets.live', [{ filter: 'hops > 1' }, 'hops > 2']), /given twice/);
+      } finally {
+        client.close();
+      }
+    });
+
+    await t.test('phone (375 px): no page scrolls sideways, the menu collapses; screenshots in both themes', async () => {
+      fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      const offenders = [];
+      for (const theme of ['dark', 'light']) {
+        const { context, page, errors } = await openPage(browser, app.url, 'reactive', { viewport: PHONE, theme });
+        try {
+          await page.locator('[data-testid="overview-stats"] .stat-value').first().waitFor({ timeout: WAIT_MS });
+          assert.equal(await page.evaluate(() => document.documentElement.getAttribute('data-theme')), theme);
+          // The menu is collapsed behind its button, and opens.
+          assert.equal(await page.locator('#main-nav').isVisible(), false, 'nav collapsed on a phone');
+          await page.getByTestId('menu-toggle').click();
+          await page.locator('#main-nav').waitFor({ state: 'visible', timeout: WAIT_MS });
+          const menu = await page.evaluate(horizontalOverflow);
+          if (menu.overflow > 0) offenders.push(`menu (${theme}): ${menu.overflow}px ${menu.offenders.join(' ')}`);
+          await page.getByTestId('menu-toggle').click();
+          const shots = [...PAGES];
+          const hash = (await (await fetch(`${app.url}/api/views/packets?limit=1`)).json()).packets[0].hash;
+          shots.push({ name: 'packet', path: `/packets/${hash}`, ready: '[data-testid="hexdump"] .byte' });
+          const node = (await (await fetch(`${app.url}/api/views/nodes?limit=1`)).json()).nodes[0];
+          shots.push({ name: 'node', path: `/nodes/${node.pubKey}`, ready: '.card svg' });
+          for (const shot of shots) {
+            await go(page, shot.path);
+            await page.locator(shot.ready).first().waitFor({ timeout: WAIT_MS });
+            await page.waitForTimeout(600); // one throttled render after the first data
+            const found = await page.evaluate(horizontalOverflow);
+            if (found.overflow > 0) offenders.push(`${shot.path} (${theme}): ${found.overflow}px ${found.offenders.join(' ')}`);
+            const file = path.join(SCREENSHOT_DIR, `phone-${theme}-${shot.name}.png`);
+            await page.screenshot({ path: file });
+            assert.ok(fs.statSync(file).size > 5000, `${path.basename(file)} looks empty`);
+          }
+          assert.deepEqual(errors, [], `${theme}: no uncaught page errors`);
+        } finally {
+          await context.close();
+        }
+      }
+      assert.deepEqual(offenders, [], 'pages that scroll sideways at 375 px');
     });
 
     await t.test('screenshots of every page (tests/browser/screenshots)', async () => {
