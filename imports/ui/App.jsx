@@ -13,6 +13,7 @@ import { MapPage } from './pages/MapPage';
 import { ChannelsPage } from './pages/ChannelsPage';
 import { AnalyticsPage } from './pages/AnalyticsPage';
 import { PerfPage } from './pages/PerfPage';
+import { ObserverPage } from './pages/ObserverPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 
 export const ROUTES = [
@@ -28,6 +29,7 @@ export const ROUTES = [
   { path: '/analytics', page: AnalyticsPage },
   { path: '/analytics/:tab', page: AnalyticsPage },
   { path: '/perf', page: PerfPage },
+  { path: '/observers/:id', page: ObserverPage },
 ];
 
 function Router() {
