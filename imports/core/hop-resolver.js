@@ -156,10 +156,12 @@ function priceLinks(store, domains, start, end) {
  * Resolve every hop of one observed path. `context`: { observerId, sourceKey, routeType } (the
  * observer's public key as it reports, the advert key of the packet's source when known, the
  * packet's route type 0-3). Returns one entry per hop:
- * { hop, status: 'resolved' | 'ambiguous' | 'unknown', node, candidates, by?, plausible? }.
+ * { hop, status: 'resolved' | 'ambiguous' | 'unknown', node, candidates, by?, plausible? }
+ * (`by` on resolved hops; `plausible` on ambiguous ones, empty when no combination fits).
  */
-function resolvePath(store, path, context = {}) {
+function resolvePath(store, path, context) {
   if (!Array.isArray(path)) return [];
+  if (context === null || typeof context !== 'object') context = {};
   const entries = path.map((hop) => ({ hop, status: 'ambiguous', node: null, candidates: forwardersOf(store, hop) }));
   for (const entry of entries) {
     if (entry.candidates.length === 1) {

@@ -180,6 +180,7 @@ test('a repeater without a position is placed among its observed neighbours', ()
 test('bad input is no crash', () => {
   const { store } = handMesh([{ name: 'A1', key: 'ab01', km: [0, 0] }]);
   assert.deepEqual(resolvePath(store, null), []);
+  assert.equal(resolvePath(store, ['ab'], null)[0].status, 'resolved');
   const entries = resolvePath(store, [null, 42, 'ab', ''], { observerId: 7, sourceKey: {}, routeType: 'x' });
   assert.deepEqual(entries.map((entry) => entry.status), ['unknown', 'unknown', 'resolved', 'unknown']);
 });
