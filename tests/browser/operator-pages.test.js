@@ -7,9 +7,9 @@
  *     Replay shows a slider over the stored traffic and the routes of the window under it,
  *     and moving the slider asks for another window;
  *   - Observer page (/observers/:id): identity, the simulator's status figures (battery,
- *     noise floor), reports per hour and the SNR chart; its packet links open packets. The
- *     route is registered in App.jsx (owned by the UI engineer): until it is, that part is
- *     skipped with the reason;
+ *     noise floor), reports per hour and the SNR chart; its packet links open packets; the
+ *     Observers table links to it. The route (App.jsx) and the link (ObserversTab.jsx) belong
+ *     to the UI engineer: while either is missing, its part is skipped with the reason;
  *   - no clipped text without a title, no `undefined`/`NaN` on screen, no page errors;
  *   - screenshots map-routes.png, map-replay.png and observer.png in tests/browser/screenshots/.
  * Skipped, with the reason, when Meteor, Chromium or playwright-core is missing.
@@ -218,8 +218,12 @@ test('operator pages in a browser: map routes and replay, observer detail', { ti
       }
       const { context, page } = await openPage(browser, `${app.url}/analytics/observers`, 'reactive');
       try {
+        await page.locator('[data-testid="observers-table"] tbody tr').first().waitFor({ timeout: WAIT_MS });
         const link = page.locator('[data-testid="observers-table"] tbody tr a[href^="/observers/"]').first();
-        await link.waitFor({ timeout: WAIT_MS });
+        if (await link.count() === 0) {
+          sub.skip('the Observers table does not link to /observers/:id yet (imports/ui/pages/analytics/ObserversTab.jsx: see the observer page\'s report)');
+          return;
+        }
         await link.click();
         await page.locator('[data-testid="observer-page"]').waitFor({ timeout: WAIT_MS });
       } finally {
