@@ -149,8 +149,10 @@ async function reload(mongo) {
   const log = { info: (m) => console.log(`  ${m}`), warn: (m) => console.log(`  ${m}`), error: (m) => console.log(`  ${m}`) };
   const profiler = profileArgument ? await startProfiler() : null;
   const started = Date.now();
+  const cpuBefore = process.cpuUsage();
   const summary = await reader.loadInto(engine, { log });
   const seconds = (Date.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
   if (profiler) await profiler.stopInto(profileArgument.split('=')[1]);
   const same = engine.store.size === writer.store.size && engine.store.observationCount === observationsStored;
   await client.close();
@@ -163,6 +165,11 @@ async function reload(mongo) {
     reload_reading_s: Math.round((seconds - summary.ingestMs / 1000) * 10) / 10,
     // Of the reading time, how long the replay waited for batches MongoDB had not sent yet.
     reload_waiting_s: Math.round(summary.waitMs / 100) / 10,
+    // CPU-seconds of this process (not the MongoDB server): the whole reload, and the replay of
+    // batches (engine) within it; the rest is reading (BSON decoding, driver). Comparable across loads.
+    reload_cpu_s: Math.round((cpu.user + cpu.system) / 1e5) / 10,
+    reload_engine_cpu_s: Math.round(summary.replayCpuMs / 100) / 10,
+    reload_reading_cpu_s: Math.round(((cpu.user + cpu.system) / 1000 - summary.replayCpuMs) / 100) / 10,
     reloaded_transmissions: engine.store.size,
     reloaded_observations: engine.store.observationCount,
     complete: same,
