@@ -14,6 +14,14 @@
  * Output = what a zlib deflate ending in Z_SYNC_FLUSH emits (so permessage-deflate strips the
  * trailing 00 00 ff ff as usual). Inflate (client -> server) is zlib's own.
  * Pure Node; imports/api/ddp/shared-send.js hands it to Meteor's permessage-deflate.
+ *
+ * Which package: Meteor 3.0.x configures `permessage-deflate` (0.1.7); Meteor 3.1.1+ configures
+ * `permessage-deflate2` (0.1.8, a fork that adds `threshold`, default 1024 in Meteor). Both read
+ * the `zlib` option when a connection's session is created and drive createDeflateRaw / write /
+ * flush(Z_SYNC_FLUSH, cb) / close the same way. permessage-deflate2 sends a message under its own
+ * threshold as a plain frame before any zlib call, so this module then only sees messages at or
+ * above that threshold (its `stored` path serves only when thresholdBytes is above the
+ * package's). installInto(extension) checks all of that on the live extension before using it.
  */
 const zlib = require('zlib');
 const { EventEmitter } = require('events');
@@ -146,11 +154,76 @@ function createSharedDeflate(options = {}) {
     createInflateRaw: (opts) => zlib.createInflateRaw(opts),
   };
 
-  function stats() {
-    return { thresholdBytes: settings.thresholdBytes, defaultLevel: settings.defaultLevel, ...counters, cacheEntries: cache.size, cacheBytes, savedPct: counters.bytesIn ? Math.round((1 - counters.bytesOut / counters.bytesIn) * 1000) / 10 : null };
+  // What installInto() learnt about the extension it was handed (null until then).
+  let extensionInfo = null;
+
+  /**
+   * Check `extension` (a configured permessage-deflate / permessage-deflate2) really drives this
+   * zlib as expected, then make it use it for every session created from now on. Returns
+   * { installed, reason, package, packageThresholdBytes }; on any surprise nothing is changed,
+   * so connections keep the package's own per-session zlib streams.
+   */
+  function installInto(extension) {
+    const probe = probeExtension(extension, settings);
+    extensionInfo = { package: probe.package, packageThresholdBytes: probe.packageThresholdBytes };
+    if (!probe.ok) return { installed: false, reason: probe.reason, ...extensionInfo };
+    extension._options.zlib = zlibShim;
+    return { installed: true, reason: null, ...extensionInfo };
   }
 
-  return { zlib: zlibShim, compress, stats, settings };
+  function stats() {
+    return { thresholdBytes: settings.thresholdBytes, defaultLevel: settings.defaultLevel, ...(extensionInfo || {}), ...counters, cacheEntries: cache.size, cacheBytes, savedPct: counters.bytesIn ? Math.round((1 - counters.bytesOut / counters.bytesIn) * 1000) / 10 : null };
+  }
+
+  return { zlib: zlibShim, compress, stats, settings, installInto };
 }
 
-module.exports = { createSharedDeflate, storedBlocks, SHARED_DEFLATE_DEFAULTS };
+/**
+ * Run one large and one small message through a copy of `extension` wired to a private shared
+ * deflate, the way faye-websocket's driver does (createServerSession, generateResponse,
+ * processOutgoingMessage), and check the shim was called and the frames decode. The live
+ * extension is not touched. Returns { ok, reason, package, packageThresholdBytes }.
+ */
+function probeExtension(extension, settings = SHARED_DEFLATE_DEFAULTS) {
+  const result = { ok: false, reason: null, package: null, packageThresholdBytes: null };
+  if (!extension || extension.name !== 'permessage-deflate') { result.reason = 'not a permessage-deflate extension'; return result; }
+  const options = extension._options;
+  if (!options || typeof options !== 'object' || typeof extension.createServerSession !== 'function') {
+    result.reason = 'permessage-deflate has no _options object or createServerSession';
+    return result;
+  }
+  // Only permessage-deflate2 knows `threshold` (0.1.7's configure() throws on it).
+  result.package = Object.prototype.hasOwnProperty.call(options, 'threshold') ? 'permessage-deflate2' : 'permessage-deflate';
+  result.packageThresholdBytes = result.package === 'permessage-deflate2' ? Number(options.threshold) || 0 : 0;
+  try {
+    const probe = createSharedDeflate({ ...settings, cacheEntries: 1 });
+    const copy = Object.create(extension, { _options: { value: { ...options, zlib: probe.zlib } } });
+    const session = copy.createServerSession([{}]);
+    if (!session || typeof session.processOutgoingMessage !== 'function') throw new Error('createServerSession returned no session');
+    if (typeof session.generateResponse === 'function') session.generateResponse();
+    const send = (data) => {
+      let out = null;
+      // The shim answers synchronously, so the package's callback runs before this returns.
+      session.processOutgoingMessage({ rsv1: false, rsv2: false, rsv3: false, opcode: 1, data }, (err, message) => { out = err || message; });
+      if (out instanceof Error) throw out;
+      if (!out) throw new Error('processOutgoingMessage did not answer synchronously');
+      return out.rsv1 ? zlib.inflateRawSync(Buffer.concat([out.data, SYNC_FLUSH_TAIL.subarray(1)]), { finishFlush: zlib.constants.Z_SYNC_FLUSH }) : out.data;
+    };
+    const large = Buffer.from(JSON.stringify({ msg: 'changed', fields: { rows: Array.from({ length: 80 }, (_, i) => ({ node: `probe-${i}`, snr: i % 13 })) } }));
+    const largeEcho = send(Buffer.from(large));
+    if (!largeEcho.equals(large)) throw new Error('a large message did not come back as sent');
+    if (probe.stats().messages !== 1) throw new Error(`the package did not use the zlib option (${probe.stats().messages} shim calls for one large message)`);
+    if (result.packageThresholdBytes > 0) {
+      const small = Buffer.from('{"msg":"ping"}');
+      if (!send(Buffer.from(small)).equals(small) || probe.stats().messages !== 1) throw new Error('a message under the package threshold reached zlib');
+    }
+    if (typeof session.close === 'function') session.close();
+  } catch (err) {
+    result.reason = `${result.package} did not drive the shared deflate as expected: ${err.message}`;
+    return result;
+  }
+  result.ok = true;
+  return result;
+}
+
+module.exports = { createSharedDeflate, probeExtension, storedBlocks, SHARED_DEFLATE_DEFAULTS };

@@ -2,7 +2,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const zlib = require('zlib');
-const { createSharedDeflate, storedBlocks } = require('../../imports/core/shared-deflate');
+const { createSharedDeflate, probeExtension, storedBlocks } = require('../../imports/core/shared-deflate');
 
 const TAIL = Buffer.from([0x00, 0x00, 0xff, 0xff]);
 
@@ -97,4 +97,119 @@ test('a zlib default level maps to the configured default; different parameters 
   assert.deepEqual(receive(a), doc);
   assert.deepEqual(receive(b), doc);
   assert.equal(shared.stats().compressed, 2);
+});
+
+// ---- The real packages Meteor configures: permessage-deflate (3.0.x) and permessage-deflate2 (3.1.1+).
+// These drive the packages the way faye-websocket's driver does; if a package release changes
+// how it uses the `zlib` option, they fail here rather than in production.
+
+/** One websocket connection through a configured extension: frames out as the driver sends them. */
+function connect(extension, offer = { client_max_window_bits: true }) {
+  const session = extension.createServerSession([offer]);
+  assert.ok(session, 'the extension accepts a browser-like offer');
+  session.generateResponse();
+  return {
+    send(data) {
+      let frame = null;
+      session.processOutgoingMessage({ rsv1: false, rsv2: false, rsv3: false, opcode: 1, data: Buffer.from(data) }, (err, message) => {
+        assert.ifError(err);
+        frame = message;
+      });
+      assert.ok(frame, 'with the shared deflate a frame is ready synchronously');
+      return frame;
+    },
+    close: () => session.close(),
+  };
+}
+
+/** What a browser does with a frame: inflate when RSV1 is set (tail re-appended), else take it. */
+function payloadOf(frame) {
+  return frame.rsv1 ? zlib.inflateRawSync(Buffer.concat([frame.data, TAIL]), { finishFlush: zlib.constants.Z_SYNC_FLUSH }) : frame.data;
+}
+
+test('permessage-deflate 0.1.7 as Meteor 3.0.x configures it: installed, every message through the shared deflate', () => {
+  const extension = require('permessage-deflate').configure({}); // SERVER_WEBSOCKET_COMPRESSION unset
+  const shared = createSharedDeflate();
+  assert.deepEqual(shared.installInto(extension), { installed: true, reason: null, package: 'permessage-deflate', packageThresholdBytes: 0 });
+  assert.equal(extension._options.zlib, shared.zlib);
+  const doc = viewDocument(4);
+  const ping = Buffer.from('{"msg":"ping"}');
+  const frames = [];
+  for (let i = 0; i < 20; i++) {
+    const connection = connect(extension);
+    const large = connection.send(doc);
+    const small = connection.send(ping);
+    assert.equal(large.rsv1, true);
+    assert.equal(small.rsv1, true, '0.1.7 has no threshold: small messages are deflate frames (stored blocks)');
+    assert.deepEqual(payloadOf(large), doc);
+    assert.deepEqual(payloadOf(small), ping);
+    frames.push(large.data);
+    connection.close();
+  }
+  assert.ok(frames.every((f) => f.equals(frames[0])), 'every connection got the same bytes');
+  const stats = shared.stats();
+  assert.equal(stats.compressed, 1, 'one deflate for 20 connections');
+  assert.equal(stats.cacheHits, 19);
+  assert.equal(stats.stored, 20);
+  assert.equal(stats.package, 'permessage-deflate');
+});
+
+test('permessage-deflate2 0.1.8 as Meteor 3.1.1 configures it: installed; under its threshold frames stay plain and never reach zlib', () => {
+  const meteorDefaults = {
+    threshold: 1024,
+    level: zlib.constants.Z_BEST_SPEED,
+    memLevel: zlib.constants.Z_MIN_MEMLEVEL,
+    noContextTakeover: true,
+    maxWindowBits: zlib.constants.Z_MIN_WINDOWBITS,
+  };
+  const extension = require('permessage-deflate2').configure({ ...meteorDefaults });
+  const shared = createSharedDeflate();
+  assert.deepEqual(shared.installInto(extension), { installed: true, reason: null, package: 'permessage-deflate2', packageThresholdBytes: 1024 });
+  const doc = viewDocument(5);
+  const ping = Buffer.from('{"msg":"ping"}');
+  const frames = [];
+  for (let i = 0; i < 20; i++) {
+    // A client that also limits the server window (Meteor's 8 becomes zlib's 9): still decodable.
+    const connection = connect(extension, i % 2 ? { client_max_window_bits: true } : { server_max_window_bits: 8 });
+    const large = connection.send(doc);
+    const small = connection.send(ping);
+    assert.equal(large.rsv1, true);
+    assert.equal(small.rsv1, false, 'under 1 KB: a plain frame');
+    assert.deepEqual(small.data, ping);
+    assert.deepEqual(payloadOf(large), doc);
+    frames.push(large.data);
+    connection.close();
+  }
+  assert.ok(frames.every((f) => f.equals(frames[0])));
+  const stats = shared.stats();
+  assert.equal(stats.messages, 20, 'only the large messages reached the shared deflate');
+  assert.equal(stats.compressed, 1);
+  assert.equal(stats.cacheHits, 19);
+  assert.equal(stats.stored, 0);
+  assert.equal(stats.packageThresholdBytes, 1024);
+
+  // SERVER_WEBSOCKET_COMPRESSION='{"threshold":0}': the package hands every message over, small ones go out stored.
+  const everything = require('permessage-deflate2').configure({ ...meteorDefaults, threshold: 0 });
+  const sharedAll = createSharedDeflate();
+  assert.equal(sharedAll.installInto(everything).installed, true);
+  const frame = connect(everything).send(ping);
+  assert.equal(frame.rsv1, true);
+  assert.deepEqual(payloadOf(frame), ping);
+  assert.equal(sharedAll.stats().stored, 1);
+});
+
+test('an extension that does not drive the zlib option as expected is left alone, with the reason', () => {
+  const real = require('permessage-deflate2').configure({ threshold: 1024 });
+  // A package release that stopped reading `zlib`: sessions would deflate on their own.
+  const ignoresZlib = { name: 'permessage-deflate', _options: { threshold: 1024 }, createServerSession: (offers) => real.createServerSession(offers) };
+  const shared = createSharedDeflate();
+  const result = shared.installInto(ignoresZlib);
+  assert.equal(result.installed, false);
+  assert.match(result.reason, /permessage-deflate2 did not drive the shared deflate as expected/);
+  assert.equal(ignoresZlib._options.zlib, undefined, 'the package keeps its own per-session zlib streams');
+  assert.equal(shared.stats().messages, 0, 'the probe used its own shared deflate');
+  // Not an extension at all.
+  assert.match(shared.installInto({ name: 'x-webkit-deflate-frame' }).reason, /not a permessage-deflate extension/);
+  assert.match(shared.installInto({ name: 'permessage-deflate' }).reason, /no _options object/);
+  assert.equal(probeExtension(require('permessage-deflate').configure({})).ok, true);
 });
