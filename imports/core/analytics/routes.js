@@ -43,23 +43,47 @@ function sourceNodeOf(store, tx) {
   return null;
 }
 
-function routeOf(store, tx) {
+/**
+ * The resolved hops of one path. `memo` (one per snapshot) reuses the answer for a path heard
+ * again by the same observer from the same source: the store shares equal hop lists (one
+ * interned array), and a mesh's traffic repeats its paths.
+ */
+function resolvedHops(store, path, observerId, sourceKey, routeType, memo) {
+  let byContext = memo ? memo.get(path) : undefined;
+  const contextKey = `${observerId}|${sourceKey || ''}|${routeType}`;
+  if (byContext !== undefined) {
+    const known = byContext.get(contextKey);
+    if (known !== undefined) return known;
+  }
+  const hops = [];
+  // The route type matters: a direct path is the route still to travel, not anchored at the observer.
+  const resolved = resolvePath(store, path, { observerId, sourceKey, routeType });
+  for (const entry of resolved) {
+    const node = entry.status === 'resolved' ? entry.node : null;
+    hops.push({
+      hop: entry.hop,
+      status: entry.status,
+      candidates: entry.candidates.length,
+      ...(node ? endpoint(node) : { pubKey: null, name: null, role: null, lat: null, lon: null }),
+    });
+  }
+  if (memo) {
+    if (byContext === undefined) {
+      byContext = new Map();
+      memo.set(path, byContext);
+    }
+    byContext.set(contextKey, hops);
+  }
+  return hops;
+}
+
+function routeOf(store, tx, memo = null) {
   const observation = longestObservation(tx);
   const source = sourceNodeOf(store, tx);
   const observerNode = observation ? store.nodes.get(observation.observer.id.toLowerCase()) || null : null;
-  const hops = [];
-  if (observation && tx.payloadType !== TRACE && observation.path.length > 0) {
-    const resolved = resolvePath(store, observation.path, { observerId: observation.observer.id, sourceKey: source ? source.pubKey : null });
-    for (const entry of resolved) {
-      const node = entry.status === 'resolved' ? entry.node : null;
-      hops.push({
-        hop: entry.hop,
-        status: entry.status,
-        candidates: entry.candidates.length,
-        ...(node ? endpoint(node) : { pubKey: null, name: null, role: null, lat: null, lon: null }),
-      });
-    }
-  }
+  const hops = observation && tx.payloadType !== TRACE && observation.path.length > 0
+    ? resolvedHops(store, observation.path, observation.observer.id, source ? source.pubKey : null, tx.routeType, memo)
+    : [];
   return {
     hash: tx.hash,
     time: tx.time,
@@ -98,7 +122,8 @@ module.exports = defineView({
     }
     const inRange = Math.max(0, end - start);
     const routes = [];
-    for (let i = end - 1; i >= start && routes.length < params.limit; i--) routes.push(routeOf(store, fifo.at(i)));
+    const memo = new Map(); // path -> observer|source -> resolved hops, for this snapshot only
+    for (let i = end - 1; i >= start && routes.length < params.limit; i--) routes.push(routeOf(store, fifo.at(i), memo));
     const oldest = fifo.first();
     const newest = fifo.last();
     return {

@@ -22,7 +22,7 @@ function bruteRoutes(store, params, now) {
     const source = tx.advert ? store.nodes.get(tx.advert.pubKey) || null
       : tx.srcHash ? (() => { const all = Array.from(store.nodes.values()).filter((n) => n.pubKey.startsWith(tx.srcHash)); return all.length === 1 ? all[0] : null; })() : null;
     const observerNode = store.nodes.get(observation.observer.id.toLowerCase()) || null;
-    const hops = tx.payloadType === 9 || observation.path.length === 0 ? [] : resolvePath(store, observation.path, { observerId: observation.observer.id, sourceKey: source ? source.pubKey : null })
+    const hops = tx.payloadType === 9 || observation.path.length === 0 ? [] : resolvePath(store, observation.path, { observerId: observation.observer.id, sourceKey: source ? source.pubKey : null, routeType: tx.routeType })
       .map((e) => ({ hop: e.hop, status: e.status, candidates: e.candidates.length, ...(e.status === 'resolved' ? brief(e.node) : { pubKey: null, name: null, role: null, lat: null, lon: null }) }));
     return {
       hash: tx.hash, time: tx.time, payloadType: tx.payloadType, type: PAYLOAD_TYPES[tx.payloadType] || String(tx.payloadType), route: ROUTE_TYPES[tx.routeType] || String(tx.routeType),
