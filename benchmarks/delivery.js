@@ -11,7 +11,8 @@
  * report the median ratio with its spread; a ratio is never taken from a run where either side
  * fell behind (failed users, a saturated server or load generator, p99 over 2 s) or whose net
  * CPU is within the idle floor's noise: the level then says why instead. Delays are compared
- * only from rounds where, besides, the load core had room (≥ 95% busy delays the clients). The quick run is one round, no browser (≤ 4 min).
+ * only from rounds where, besides, the load core had room (≥ 95% busy delays the clients). The quick run is one round, no browser, one
+ * server per path for its three levels (≤ 4 min).
  * Then (full runs, or --browser), if Chromium is installed, tests/artillery/browser.yml opens
  * the real UI in both modes.
  * Writes benchmarks/results/latest/delivery(-quick).json; render.js turns it into DELIVERY.md + PNGs
@@ -44,7 +45,7 @@ async function idleCpu(pid, seconds) {
   return ((cpuSeconds(pid) - before) / seconds) * 100;
 }
 
-async function runPath(study, path, load) {
+async function startPathServer(study, path, load) {
   const bundle = await study.bundle();
   const server = await study.startServer({
     settings: { sources: { simulator: { enabled: true, ratePerSecond: INGEST_PER_S } } },
@@ -52,6 +53,28 @@ async function runPath(study, path, load) {
   });
   study.log(`${path}: server ${server.url} (pid ${server.pid}); warming up ${load.warmupS} s with ingest only`);
   await sleep(load.warmupS * 1000);
+  return server;
+}
+
+// Quick runs keep one server per path for all user levels (levels run one path at a time, so
+// no second server shares the core): three fewer server start-ups per path keep the quick
+// study under 4 minutes. Full runs start a fresh server per run.
+const quickServers = new Map();
+
+async function serverFor(study, path, load) {
+  if (!study.quick) return { server: await startPathServer(study, path, load), shared: false };
+  if (!quickServers.has(path)) {
+    for (const [other, server] of quickServers) {
+      await server.stop();
+      quickServers.delete(other);
+    }
+    quickServers.set(path, await startPathServer(study, path, load));
+  }
+  return { server: quickServers.get(path), shared: true };
+}
+
+async function runPath(study, path, load) {
+  const { server, shared } = await serverFor(study, path, load);
   const idleBeforePct = await idleCpu(server.pid, load.idleS);
   const sampler = startSampler({ server: server.pid });
   const cpuBefore = cpuSeconds(server.pid);
@@ -78,7 +101,7 @@ async function runPath(study, path, load) {
   // their difference is how precisely "net" CPU can be known on this (shared) machine.
   await sleep(1000);
   const idleAfterPct = await idleCpu(server.pid, load.idleS);
-  await server.stop();
+  if (!shared) await server.stop();
   const idleCpuPct = (idleBeforePct + idleAfterPct) / 2;
   const idleNoisePct = Math.abs(idleBeforePct - idleAfterPct);
 
@@ -201,12 +224,12 @@ const spread = (values) => {
 };
 
 /** One level: the paths alternated for `rounds` rounds; ratios only from rounds where neither fell behind. */
-async function runLevel(study, load, users) {
+async function runLevel(study, load, users, alreadyRun = null) {
   const rounds = [];
   for (let i = 0; i < load.rounds; i++) {
     const round_ = { round: i + 1 };
     for (const path of ['reactive', 'method']) {
-      round_[path] = await runPath(study, path, { ...load, users });
+      round_[path] = alreadyRun ? alreadyRun(path) : await runPath(study, path, { ...load, users });
       const p = round_[path];
       study.log(`${users} users, round ${i + 1}, ${path}: p99 ${p.delay_p99_ms} ms, ${p.updates_per_s} updates/s, server CPU ${p.server_cpu_pct_mean}% (${p.net_cpu_ms_per_user_s} ms net per user·s), failed ${p.vusers_failed}${p.fell_behind ? `, FELL BEHIND: ${p.fell_behind}` : ''}`);
     }
@@ -253,7 +276,18 @@ runStudy('delivery', async (study) => {
     ? { userLevels: [10, 40, 200], rounds: 1, rampS: 5, holdS: 12, warmupS: 3, idleS: 3, browserUsers: 4, browserHoldS: 15 }
     : { userLevels: [10, 40, 200], rounds: 3, rampS: 10, holdS: 45, warmupS: 10, idleS: 5, browserUsers: 8, browserHoldS: 30 };
   const levels = [];
-  for (const users of load.userLevels) levels.push(await runLevel(study, load, users));
+  if (study.quick) {
+    // One round: every level on the reactive server, then every level on the method server.
+    const runs = new Map();
+    for (const path of ['reactive', 'method']) {
+      for (const users of load.userLevels) runs.set(`${path}:${users}`, await runPath(study, path, { ...load, users }));
+    }
+    for (const server of quickServers.values()) await server.stop();
+    quickServers.clear();
+    for (const users of load.userLevels) levels.push(await runLevel(study, load, users, (path) => runs.get(`${path}:${users}`)));
+  } else {
+    for (const users of load.userLevels) levels.push(await runLevel(study, load, users));
+  }
   const wantBrowser = !process.argv.includes('--no-browser') && (!study.quick || process.argv.includes('--browser'));
   const browser = wantBrowser ? await runBrowser(study, load) : { skipped: study.quick ? 'quick run (add --browser)' : '--no-browser' };
   const at = (users) => levels.find((l) => l.users === users) || null;
