@@ -8,7 +8,8 @@
  *   decode_only_per_s   decodePacket alone over the same reports
  *   ingest_per_s        decode + verify + dedup + store + every view, over the whole run
  *   ingest_flatness     ingest rate of the last fifth / the first fifth
- *   bytes_per_packet    heap growth after GC with everything stored, per ingested report
+ *   bytes_per_packet    memory growth after GC with everything stored (V8 heap + ArrayBuffer
+ *                       contents), per ingested report; bytes_per_packet_array_buffers: the latter alone
  *   views.<name>        snapshot latency p50/p99 at 28k reports and at the full size
  * Then:
  *   advert_verification   ingest with and without Ed25519 advert checks (default mesh)
@@ -52,9 +53,16 @@ function gc() {
   if (global.gc) { global.gc(); global.gc(); }
 }
 
+// Memory after GC: the V8 heap plus ArrayBuffer contents, which live outside it (the store's
+// indexes keep their entries in Int32Arrays; counting the heap alone would understate them).
 function heapUsed() {
   gc();
-  return process.memoryUsage().heapUsed;
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.arrayBuffers;
+}
+
+function arrayBuffersUsed() {
+  return process.memoryUsage().arrayBuffers;
 }
 
 function generateReports(count, seed, profile = 'default') {
@@ -198,10 +206,12 @@ function measureProfile(profile) {
   const stats = engine.store.stats();
   const estimated = engine.store.memory.summary();
   const heapWithEngine = heapUsed();
+  const buffersWithEngine = arrayBuffersUsed();
   // Read the engine after measuring: otherwise V8 may collect it as dead before the measure.
   if (engine.store.size !== stats.transmissions) throw new Error('the engine changed while measured');
   engine = null;
   const engineHeap = heapWithEngine - heapUsed();
+  const engineBuffers = buffersWithEngine - arrayBuffersUsed();
   const bytesPerPacket = engineHeap / reportCount;
   console.log(`[${profile}] ingest: ${Math.round(ingestPerS)}/s; ${Math.round(bytesPerPacket)} bytes/packet`);
 
@@ -233,7 +243,8 @@ function measureProfile(profile) {
     fifth_rates_per_s: chunkRates.map(Math.round),
     bytes_per_packet: Math.round(bytesPerPacket),
     bytes_per_transmission: Math.round(engineHeap / stats.transmissions),
-    memory_calibration: { heap_bytes: engineHeap, estimated_bytes: estimated.total, estimate_to_heap: round(estimated.total / engineHeap, 3), parts: estimated.parts },
+    bytes_per_packet_array_buffers: Math.round(engineBuffers / reportCount),
+    memory_calibration: { heap_bytes: engineHeap, array_buffer_bytes: engineBuffers, estimated_bytes: estimated.total, estimate_to_heap: round(estimated.total / engineHeap, 3), parts: estimated.parts },
     views,
   };
 }
@@ -318,7 +329,7 @@ function measureHostile(className, budgetMB) {
   const counts = { longPaths: quick ? 20000 : 60000, randomAdverts: 110000 };
   const count = counts[className] || (quick ? 50000 : 300000);
   gc();
-  const heapBefore = process.memoryUsage().heapUsed;
+  const heapBefore = heapUsed();
   const engine = createEngine({ store: { memoryBudgetBytes: budgetMB * 1024 * 1024 } });
   const store = engine.store;
   const rates = [];
@@ -345,7 +356,7 @@ function measureHostile(className, budgetMB) {
       rates.push(window / cpuSeconds(cpu0));
       window = 0;
       cpu0 = process.cpuUsage();
-      peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+      peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers);
     }
   }
   const stats = store.stats();
