@@ -18,6 +18,7 @@ import { TypeBadge } from '../components/TypeBadge';
 import { ObserverLabel } from '../components/ObserverLabel';
 import { NodeLink } from '../components/NodeLink';
 import { Link } from '../components/Link';
+import { FavouriteStar } from '../components/FavouriteStar';
 import { BarChart } from '../components/BarChart';
 import { TimeSeriesChart } from '../components/TimeSeriesChart';
 import { Heatmap } from '../components/Heatmap';
@@ -112,6 +113,7 @@ export function NodePage({ pubKey }) {
     <>
       <PageHeader title={node ? node.name || pubKey.slice(0, 8) : 'Node'} busy={loading && Boolean(data)}
         subtitle={<><Link to="/nodes">‹ All nodes</Link> · <span className="mono small">{pubKey.toLowerCase()}</span> {node && <RoleBadge role={node.role} />}</>}>
+        <FavouriteStar pubKey={pubKey.toLowerCase()} name={node && node.name} />
         <Select label="Window" name="days" value={days} onChange={setDays} options={DAY_OPTIONS} anyLabel={null} />
       </PageHeader>
       <ViewState loading={loading} error={error} hasData={Boolean(data)} empty={data && !found} emptyText="No node with this key has been heard.">
