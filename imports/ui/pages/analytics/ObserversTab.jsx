@@ -1,6 +1,7 @@
 /**
  * Observers: every reporting station with its region, first/last seen and packet counts, sorted
- * by a column (click a heading; busiest in the last hour first), one line per observer.
+ * by a column (click a heading; busiest in the last hour first), one line per observer; each id
+ * links to its observer page (/observers/:id, keeping the region scope).
  */
 import React, { useMemo, useState } from 'react';
 import { useView } from '../../hooks/use-view';
@@ -9,6 +10,7 @@ import { ViewState } from '../../components/ViewState';
 import { Card } from '../../components/Card';
 import { HBarList } from '../../components/HBarList';
 import { Clip } from '../../components/Clip';
+import { Link } from '../../components/Link';
 import { formatAgo, formatDateTime, formatNumber, shortKey } from '../../lib/format';
 import { sortRows } from '../../lib/sort-rows';
 
@@ -51,7 +53,7 @@ export function ObserversTab() {
                 {rows.map((o) => (
                   <tr key={o.id}>
                     <td><Clip as="span" className="cell-clip">{o.name || '—'}</Clip></td>
-                    <td className="mono muted" title={o.id}>{shortKey(o.id)}</td>
+                    <td className="mono muted" title={o.id}><Link to={`/observers/${encodeURIComponent(o.id)}`}>{shortKey(o.id)}</Link></td>
                     <td>{o.region || '—'}</td>
                     <td className="num">{formatAgo(o.lastSeen, now)}</td>
                     <td className="num">{formatDateTime(o.firstSeen)}</td>
