@@ -13,6 +13,7 @@ const { INPUT_ERRORS } = require('./input-limits');
 const { DECODE_ERRORS, PAYLOAD_TYPES, ROUTE_TYPES } = require('./decode');
 const { MESSAGE_ERRORS } = require('./observer-message');
 const { withRegionParam } = require('./analytics/region-scope');
+const { AUTO_MAX_POINTS } = require('./analytics/time-buckets');
 
 const OPENAPI_VERSION = '3.0.3';
 // Ingest limits and reasons live in imports/ingest (a floor above core): the route glue passes
@@ -22,6 +23,9 @@ const PIPELINE_REASONS = ['queue_full', 'ingest_error', 'pipeline_closed'];
 const NDJSON = 'application/x-ndjson';
 
 /** Longer descriptions for parameters whose spec alone does not say enough. */
+// The time-series views share one `bucket` param (time-buckets.js).
+const BUCKET_NOTE = `time bucket size of the series: 'auto' (default) picks the finest of minute, 5min, 15min and hour with at most ${AUTO_MAX_POINTS} buckets covering the data; the answer's \`bucket\` says which size it used and since when it is exact`;
+
 const PARAM_NOTES = {
   'packets.filter': filterNote(),
   'packets.type': `payload type number (${Object.entries(PAYLOAD_TYPES).map(([id, name]) => `${id} ${name}`).join(', ')})`,
@@ -31,6 +35,10 @@ const PARAM_NOTES = {
   'neighbours.node': 'a public key (its own links and those of its hop prefixes) or one hop prefix',
   'prefixes.prefix': 'a candidate prefix or public key (whole bytes) to look up',
   'traces.node': 'only traces whose route passes a hop matching this key or prefix',
+  'rf.bucket': BUCKET_NOTE,
+  'hashSizes.bucket': BUCKET_NOTE,
+  'node.bucket': BUCKET_NOTE,
+  'channelAnalytics.bucket': BUCKET_NOTE,
 };
 
 function filterNote() {

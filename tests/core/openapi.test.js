@@ -114,6 +114,11 @@ test('every view has its GET path with each param typed from its params spec', (
   assert.equal(filter.schema.maxLength, 512);
   assert.match(filter.description, /type == GRP_TXT/);
   for (const name of ['neighbours', 'prefixes', 'traces']) assert.ok(doc.paths[`/api/views/${name}`], name);
+  // Every time-series view explains its bucket param ('auto' and its 180-bucket rule).
+  for (const name of ['rf', 'hashSizes', 'node', 'channelAnalytics']) {
+    const bucket = doc.paths[`/api/views/${name}`].get.parameters.find((parameter) => parameter.name === 'bucket');
+    assert.match(bucket.description, /'auto' \(default\).*at most 180 buckets/, name);
+  }
 });
 
 test('ingest, decode, health and the spec itself are described with the configured limits', () => {
