@@ -33,7 +33,12 @@ function buildHealth(parts) {
       simulator: simulatorFeed ? simulatorFeed.stats() : { enabled: false },
       mqtt: mqttSources ? mqttSources.stats() : [],
     },
-    ...(metrics ? { perf: metrics.snapshot() } : {}),
+    // Region-scoped view instances (engine.js RegionScopes): how many, their bytes, refusals.
+    ...(engine.regionScopes ? { regionScopes: engine.regionScopes.stats() } : {}),
+    // The perf history travels as its own top-level field: the publish hub resends a changed
+    // top-level field whole, and the history changes only when a sample is added (every 5 s),
+    // while the rest of `perf` changes every second.
+    ...(metrics ? { perf: metrics.snapshot({ history: false }), ...(metrics.history ? { perfHistory: metrics.history.toJSON() } : {}) } : {}),
   };
   return redactor ? redactor.deep(document) : document;
 }

@@ -35,6 +35,7 @@ test('a history row reads the figures the Perf page charts from the health docum
   assert.equal(row[field('transmissions')], 0);
   assert.equal(row[field('queueDepth')], doc.ingest.queue.depth);
   assert.equal(doc.perf.history, undefined, 'no history asked for, none sent');
+  assert.equal(doc.perfHistory, undefined, 'no history kept, none sent');
   metrics.stop();
 });
 
@@ -48,7 +49,10 @@ test('the perf document carries the history; sampling the whole health document 
   metrics.startHistory(health);
   for (let i = 0; i < 7; i++) metrics.sampleHistory();
   const doc = health();
-  const { history } = doc.perf;
+  // The history goes out as its own top-level field (the hub resends it only when a sample is
+  // added), not inside `perf` (which changes every second).
+  assert.equal(doc.perf.history, undefined, 'perf itself comes without the history');
+  const history = doc.perfHistory;
   assert.equal(history.rows.length, 5, 'bounded');
   assert.deepEqual(history.rows.map((row) => row[field('time')]), [16000, 21000, 26000, 31000, 36000]);
   assert.ok(history.rows.every((row) => row[field('queueDepth')] === 0), 'whole-document figures are sampled');
@@ -68,5 +72,28 @@ test('a document that carries the history apart asks perf for its figures withou
   assert.equal(metrics.snapshot({ history: false }).history, undefined);
   assert.equal(metrics.snapshot().history.rows.length, 1);
   assert.equal(metrics.history.toJSON().rows.length, 1);
+  metrics.stop();
+});
+
+test('the health document sends the perf history apart, changed only when a sample is added, and the region scopes', () => {
+  const engine = createEngine({ channels: [] });
+  const pipeline = createPipeline({ engine, log: { info() {}, warn() {}, error() {} } });
+  const metrics = createPerfMetrics({ historySamples: 4 });
+  const health = () => buildHealth({ engine, pipeline, metrics });
+  metrics.startHistory(health);
+  metrics.sampleHistory();
+  const first = health();
+  assert.equal(first.perfHistory.rows.length, 1);
+  // Between samples the field is the same (the publish hub diffs top-level fields by value).
+  assert.equal(JSON.stringify(health().perfHistory), JSON.stringify(first.perfHistory));
+  metrics.sampleHistory();
+  assert.equal(health().perfHistory.rows.length, 2, 'a new sample changes it');
+  assert.deepEqual(first.regionScopes, engine.regionScopes.stats());
+  assert.equal(first.regionScopes.instances, 0);
+  assert.equal(typeof first.regionScopes.maxInstances, 'number');
+  // An engine without region scopes (a bare test double) leaves the field out.
+  const bare = buildHealth({ engine: { store: engine.store }, pipeline });
+  assert.equal('regionScopes' in bare, false);
+  assert.equal('perfHistory' in bare, false);
   metrics.stop();
 });
