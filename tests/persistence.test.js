@@ -422,7 +422,7 @@ test('replay windows: inside the span, increasing, none for an empty or unknown 
   assert.deepEqual(tiny, [...new Set(tiny)].sort((a, b) => a - b), 'a tiny span keeps only distinct, increasing bounds');
 });
 
-test('reload reads in time windows; a wrong estimate of the span costs no document', async (t) => {
+test('reload in time windows (windowed: true): a wrong estimate of the span costs no document', async (t) => {
   if (skipIfNoMongo(t)) return;
   const { raw, collections } = freshCollections();
   const { reports, channels } = simulatedReports({ seed: 14, count: 2000 });
@@ -445,7 +445,7 @@ test('reload reads in time windows; a wrong estimate of the span costs no docume
     },
   });
   const after = createEngine({ channels });
-  const summary = await createPersistence({ collections: { ...collections, observations: counting } }).loadInto(after, { batchSize: 300 });
+  const summary = await createPersistence({ collections: { ...collections, observations: counting } }).loadInto(after, { batchSize: 300, windowed: true });
   assert.ok(finds.length > 2, `several windows were read: ${JSON.stringify(finds)}`);
   assert.equal(summary.skipped + summary.missingRaw + summary.rejected, 0);
   assert.equal(after.store.size, before.store.size);
