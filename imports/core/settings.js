@@ -38,7 +38,18 @@ const DEFAULT_SETTINGS = {
     // Minimum ms between updates of the large, always-moving views (see publish-hub.js);
     // stats, packets, the live feed, channels and channel messages go at intervalMs.
     viewIntervalMs: { rf: 1000, topology: 1000, hashSizes: 2000, subpaths: 2000, nodes: 1000, bulkHealth: 1000, node: 1000, observers: 1000, channelAnalytics: 2000 },
+    // One DDP serialization per shared message for every subscriber of a group
+    // (imports/api/ddp/shared-send.js); off = Meteor's public path. Env MESHPULSE_SHARED_SEND=off|on.
+    sharedSend: true,
+    // permessage-deflate once per distinct message for all sessions (imports/core/shared-deflate.js);
+    // off = the package's per-session zlib streams. Env MESHPULSE_SHARED_DEFLATE=off|on.
+    sharedDeflate: true,
+    // Messages under this many bytes go out as stored (uncompressed) deflate blocks. Env MESHPULSE_DEFLATE_THRESHOLD.
+    deflateThresholdBytes: 1024,
   },
+  // Region-scoped view instances (imports/core/analytics/region-scope.js, REGION_SCOPE_DEFAULTS):
+  // at most maxInstances at once, one unused for idleMs dropped, at most maxCreationsPerMinute built.
+  regionScope: { maxInstances: 16, idleMs: 600000, maxCreationsPerMinute: 120 },
   cache: { ttlMs: 5000, staleWhileRevalidateMs: 30000, maxEntries: 500, viewTtlMs: {} },
   limits: { methodCallsPerSecond: 20, subscriptionsPerSecond: 10, restBodyBytes: 1024 * 1024 },
   http: { compressionThresholdBytes: 1024 },
@@ -74,6 +85,10 @@ function resolveSettings(meteorSettings = {}, env = {}) {
   if (env.MESHPULSE_PUBLISH_INTERVAL_MS) settings.publish.intervalMs = Number(env.MESHPULSE_PUBLISH_INTERVAL_MS);
   if (env.MESHPULSE_PERSISTENCE === '0') settings.persistence.enabled = false;
   if (env.MESHPULSE_MEMORY_MB) settings.store.memoryBudgetMB = Number(env.MESHPULSE_MEMORY_MB);
+  // The benchmarks' A/B switches override the settings: 'off' disables, any other value enables.
+  if (env.MESHPULSE_SHARED_SEND !== undefined && env.MESHPULSE_SHARED_SEND !== '') settings.publish.sharedSend = env.MESHPULSE_SHARED_SEND !== 'off';
+  if (env.MESHPULSE_SHARED_DEFLATE !== undefined && env.MESHPULSE_SHARED_DEFLATE !== '') settings.publish.sharedDeflate = env.MESHPULSE_SHARED_DEFLATE !== 'off';
+  if (env.MESHPULSE_DEFLATE_THRESHOLD !== undefined && env.MESHPULSE_DEFLATE_THRESHOLD !== '') settings.publish.deflateThresholdBytes = Number(env.MESHPULSE_DEFLATE_THRESHOLD);
   return settings;
 }
 

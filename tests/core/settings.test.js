@@ -39,3 +39,33 @@ test('store settings become the store options, caps and windows included', () =>
   assert.equal(store.directory.options.maxNodes, 500, 'the configured cap');
   assert.equal(store.directory.options.maxIdleObservers, 1000, 'unset caps keep their defaults');
 });
+
+test('region scopes and the publish switches have settings defaults; the benchmarks\' env switches override them', () => {
+  const { REGION_SCOPE_DEFAULTS } = require('../../imports/core/analytics/region-scope');
+  const { SHARED_DEFLATE_DEFAULTS } = require('../../imports/core/shared-deflate');
+  const { createEngine } = require('../../imports/core/engine');
+  const defaults = resolveSettings({}, {});
+  // The settings name the same defaults the code has, option for option.
+  assert.deepEqual(defaults.regionScope, { maxInstances: 16, idleMs: 600000, maxCreationsPerMinute: 120 });
+  for (const [name, value] of Object.entries(defaults.regionScope)) assert.equal(REGION_SCOPE_DEFAULTS[name], value, name);
+  assert.equal(defaults.publish.sharedSend, true);
+  assert.equal(defaults.publish.sharedDeflate, true);
+  assert.equal(defaults.publish.deflateThresholdBytes, SHARED_DEFLATE_DEFAULTS.thresholdBytes);
+  // settings.json changes them, and the engine takes the region-scope ones.
+  const configured = resolveSettings({ regionScope: { maxInstances: 4 }, publish: { sharedSend: false, deflateThresholdBytes: 256 } }, {});
+  assert.deepEqual(configured.regionScope, { maxInstances: 4, idleMs: 600000, maxCreationsPerMinute: 120 });
+  assert.equal(configured.publish.sharedSend, false);
+  assert.equal(configured.publish.sharedDeflate, true);
+  assert.equal(configured.publish.deflateThresholdBytes, 256);
+  assert.equal(configured.publish.intervalMs, 250, 'other publish defaults kept');
+  const engine = createEngine({ channels: [], regionScope: configured.regionScope });
+  assert.equal(engine.regionScopes.stats().maxInstances, 4);
+  assert.equal(engine.regionScopes.options.maxCreationsPerMinute, 120);
+  // The env switches win over settings.json: 'off' disables, another value enables.
+  const env = resolveSettings({ publish: { sharedSend: false } }, { MESHPULSE_SHARED_SEND: 'on', MESHPULSE_SHARED_DEFLATE: 'off', MESHPULSE_DEFLATE_THRESHOLD: '0' });
+  assert.equal(env.publish.sharedSend, true);
+  assert.equal(env.publish.sharedDeflate, false);
+  assert.equal(env.publish.deflateThresholdBytes, 0);
+  assert.equal(resolveSettings({}, { MESHPULSE_SHARED_SEND: 'off' }).publish.sharedSend, false);
+  assert.equal(resolveSettings({}, { MESHPULSE_SHARED_SEND: '' }).publish.sharedSend, true, 'an empty variable is unset');
+});

@@ -70,6 +70,7 @@ Meteor.startup(async () => {
   const engine = createEngine({
     channels,
     store: storeOptions(settings.store),
+    regionScope: settings.regionScope,
   });
   engineHolder.engine = engine;
   const metrics = createPerfMetrics();
@@ -135,21 +136,22 @@ Meteor.startup(async () => {
   }
 
   // One serialization per shared DDP message for every subscriber of a (view, params) group;
-  // MESHPULSE_SHARED_SEND=off forces Meteor's public path (A/B studies).
+  // settings.publish.sharedSend false (or MESHPULSE_SHARED_SEND=off) forces Meteor's public path (A/B studies).
   const ddpCommon = typeof Package !== 'undefined' && Package['ddp-common'] ? Package['ddp-common'].DDPCommon : null;
   const sharedSender = createSharedSender({
     server: Meteor.server,
     stringifyDDP: ddpCommon && ddpCommon.stringifyDDP,
     meteor: Meteor,
-    enabled: process.env.MESHPULSE_SHARED_SEND !== 'off',
+    enabled: settings.publish.sharedSend !== false,
   });
   // permessage-deflate once per distinct message for all sessions, small messages stored:
-  // MESHPULSE_SHARED_DEFLATE=off keeps the package's own per-session zlib streams.
+  // settings.publish.sharedDeflate false (or MESHPULSE_SHARED_DEFLATE=off) keeps the package's own
+  // per-session zlib streams; the threshold is settings.publish.deflateThresholdBytes (or MESHPULSE_DEFLATE_THRESHOLD).
   let sharedDeflate = null;
-  let sharedDeflateInstall = { installed: false, reason: 'disabled (MESHPULSE_SHARED_DEFLATE=off)' };
-  if (process.env.MESHPULSE_SHARED_DEFLATE !== 'off') {
-    const threshold = process.env.MESHPULSE_DEFLATE_THRESHOLD;
-    sharedDeflate = createSharedDeflate(threshold === undefined ? {} : { thresholdBytes: Number(threshold) });
+  let sharedDeflateInstall = { installed: false, reason: 'disabled (settings.publish.sharedDeflate false or MESHPULSE_SHARED_DEFLATE=off)' };
+  if (settings.publish.sharedDeflate !== false) {
+    const threshold = settings.publish.deflateThresholdBytes;
+    sharedDeflate = createSharedDeflate(threshold === undefined || threshold === null ? {} : { thresholdBytes: Number(threshold) });
     sharedDeflateInstall = installSharedDeflate(Meteor.server, sharedDeflate);
     if (!sharedDeflateInstall.installed) log.info(`shared deflate not installed: ${sharedDeflateInstall.reason}`);
   }
@@ -171,6 +173,8 @@ Meteor.startup(async () => {
       },
     });
   }
+  // The perf history samples the whole health document (ingest rate, queue depth, publish latency).
+  metrics.startHistory(health);
 
   const viewNames = Array.from(engine.views.keys());
   const publications = registerViewPublications({ hub, viewNames: [...viewNames, 'perf'], settings, sharedSender });
