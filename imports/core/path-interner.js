@@ -5,18 +5,22 @@
  * this each transmission kept its own ~70-byte copy. Hop strings are already interned by
  * decode.js; this interns the arrays.
  *
- * Bounded by two generations of `capacity` entries each: when the current generation fills, it
- * becomes the previous one and the older one is dropped (paths still used by stored packets stay
- * alive through them; only future sharing is lost). A hit in the previous generation moves the
- * path forward, so routes in use survive the turnover. Keys are a 32-bit hash of the hops; on a
- * collision the newer path is simply not shared.
+ * Reference-counted by the store: intern() (or retain() for an array already interned) when a
+ * stored observation takes a path, release() when it leaves. A path is remembered, and charged,
+ * while at least one stored observation carries it, so what is charged is a function of the
+ * stored packets alone, not of the order or the time they arrived: a reload that replays the
+ * same packets along another eviction path charges the same bytes, and evicts down to the same
+ * window. It needs no cap of its own: it never holds more paths than stored observations.
+ * Keys are a 32-bit hash of the hops; a path whose hash is taken by another path is not shared
+ * and is charged per observation carrying it (which of the two is shared depends on which came
+ * first: the one exception to "a function of the stored packets", and a rare one, as a store
+ * holds a few thousand distinct paths).
  */
 const { BYTES } = require('./memory-account');
 
-// A remembered path: its Map entry plus the array's headers; each hop adds `hopBytes`.
-const ENTRY_BYTES = BYTES.mapEntry + 2 * BYTES.object;
-// Largest remembered paths per generation: a path of a few hops costs about 150 bytes here.
-const PATH_ENTRY_TYPICAL_BYTES = 150;
+// A remembered path: its Map entry, its { path, refs } record and the array's headers; each hop
+// adds `hopBytes`. (An unshared copy after a hash collision is charged the same.)
+const ENTRY_BYTES = BYTES.mapEntry + BYTES.object + 2 * BYTES.field + 2 * BYTES.object;
 
 function hashOfHops(path) {
   let hash = 0x811c9dc5;
@@ -37,62 +41,70 @@ function samePath(a, b) {
 
 class PathInterner {
   /** `part`: the memory-account part charged for remembered paths (optional). */
-  constructor({ capacity = 65536, part = null, hopBytes = BYTES.arraySlot } = {}) {
-    this.capacity = Math.max(16, capacity);
+  constructor({ part = null, hopBytes = BYTES.arraySlot } = {}) {
     this.part = part;
     this.hopBytes = hopBytes;
-    this.current = new Map();
-    this.previous = new Map();
-    this.currentBytes = 0;
-    this.previousBytes = 0;
+    this.entries = new Map(); // hash -> { path, refs }
+    this.bytes = 0;
   }
 
-  /** The shared array equal to `path` (remembering `path` itself when it is new). */
-  intern(path) {
-    if (path.length === 0) return path;
-    const key = hashOfHops(path);
-    const known = this.current.get(key);
-    if (known !== undefined) return samePath(known, path) ? known : path;
-    const older = this.previous.get(key);
-    if (older !== undefined && samePath(older, path)) {
-      this.remember(key, older);
-      return older;
-    }
-    this.remember(key, path);
-    return path;
+  pathBytes(path) {
+    return ENTRY_BYTES + path.length * this.hopBytes;
   }
 
-  remember(key, path) {
-    if (this.current.size >= this.capacity) {
-      if (this.part) this.part.add(-this.previousBytes);
-      this.previous = this.current;
-      this.previousBytes = this.currentBytes;
-      this.current = new Map();
-      this.currentBytes = 0;
-    }
-    this.current.set(key, path);
-    const bytes = ENTRY_BYTES + path.length * this.hopBytes;
-    this.currentBytes += bytes;
+  charge(bytes) {
+    this.bytes += bytes;
     if (this.part) this.part.add(bytes);
   }
 
-  /** Forget every path (the store calls this when its last packet leaves). */
+  /** The shared array equal to `path` (remembering `path` itself when it is new); one reference taken. */
+  intern(path) {
+    if (path.length === 0) return path;
+    const key = hashOfHops(path);
+    const entry = this.entries.get(key);
+    if (entry === undefined) {
+      this.entries.set(key, { path, refs: 1 });
+      this.charge(this.pathBytes(path));
+      return path;
+    }
+    if (samePath(entry.path, path)) {
+      entry.refs++;
+      return entry.path;
+    }
+    this.charge(this.pathBytes(path)); // a hash collision: this copy is not shared
+    return path;
+  }
+
+  /** One more reference to `path`, an array intern() returned. */
+  retain(path) {
+    if (path.length === 0) return path;
+    const entry = this.entries.get(hashOfHops(path));
+    if (entry !== undefined && entry.path === path) entry.refs++;
+    else this.charge(this.pathBytes(path));
+    return path;
+  }
+
+  /** A stored observation carrying `path` (an array intern() or retain() returned) left. */
+  release(path) {
+    if (path.length === 0) return;
+    const key = hashOfHops(path);
+    const entry = this.entries.get(key);
+    if (entry !== undefined && entry.path === path) {
+      if (--entry.refs > 0) return;
+      this.entries.delete(key);
+    }
+    this.charge(-this.pathBytes(path));
+  }
+
+  /** Forget every path. */
   clear() {
-    if (this.part) this.part.add(-(this.currentBytes + this.previousBytes));
-    this.current = new Map();
-    this.previous = new Map();
-    this.currentBytes = 0;
-    this.previousBytes = 0;
+    this.charge(-this.bytes);
+    this.entries = new Map();
   }
 
   get size() {
-    return this.current.size + this.previous.size;
+    return this.entries.size;
   }
 }
 
-/** Paths per generation for a store budget: both generations together stay within 1/16 of it. */
-function internerCapacityFor(memoryBudgetBytes) {
-  return Math.min(65536, Math.floor(memoryBudgetBytes / 16 / 2 / PATH_ENTRY_TYPICAL_BYTES));
-}
-
-module.exports = { PathInterner, samePath, hashOfHops, internerCapacityFor };
+module.exports = { PathInterner, samePath, hashOfHops };

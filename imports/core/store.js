@@ -34,7 +34,7 @@ const { checkReport, INPUT_ERRORS } = require('./input-limits');
 const { MemoryAccount, BYTES, keyBytes } = require('./memory-account');
 const { Directory, DIRECTORY_DEFAULTS, NODE_BYTES } = require('./directory');
 const { StoredTransmission, StoredObservation, packSignal } = require('./stored-records');
-const { PathInterner, samePath, internerCapacityFor } = require('./path-interner');
+const { PathInterner, samePath } = require('./path-interner');
 
 const DEFAULTS = {
   // Memory budget for the store in bytes; the oldest transmissions are evicted above it.
@@ -115,7 +115,7 @@ class PacketStore {
     this.packetsPart = this.memory.part('packets');
     this.indexPart = this.memory.part('indexes');
     // Hop lists shared by every packet with the same route (bounded; charged to packets).
-    this.paths = new PathInterner({ capacity: internerCapacityFor(this.options.memoryBudgetBytes), part: this.packetsPart, hopBytes: this.options.estimatedBytes.hop });
+    this.paths = new PathInterner({ part: this.packetsPart, hopBytes: this.options.estimatedBytes.hop });
     this.observationCount = 0;
     this.counters = { ingested: 0, duplicates: 0, rejected: 0, evicted: 0, observationsDropped: 0, rejectReasons: {}, advertsFromFuture: 0, advertsNotNewer: 0 };
 
@@ -230,7 +230,7 @@ class PacketStore {
       // The transmission is its own first observation (stored-records.js).
       observation = tx;
     } else {
-      const path = samePath(packet.path, tx.path) ? tx.path : this.paths.intern(packet.path);
+      const path = samePath(packet.path, tx.path) ? this.paths.retain(tx.path) : this.paths.intern(packet.path);
       const signal = packSignal(report.snr ?? null, report.rssi ?? null, report.score ?? null, directionOf(report));
       observation = new StoredObservation(observer, time, signal, path);
       tx.addObservation(observation);
@@ -328,14 +328,13 @@ class PacketStore {
     for (const observation of tx.observations) {
       this.removeFrom(this.byObserver, observation.observer.id, tx);
       for (const hop of observation.path) this.removePrefix(hop, tx);
+      this.paths.release(observation.path);
       this.directory.observerReleased(observation.observer);
     }
     this.observationCount -= tx.observationCount;
     this.packetsPart.add(-this.observationBytes(tx.observationCount));
     this.packetsPart.add(-this.transmissionBytes(tx));
     this.fifo.removeOldest(tx);
-    // The shared paths are a cache of what stored packets carry: none stored, none kept.
-    if (this.fifo.length === 0) this.paths.clear();
     this.counters.evicted++;
     return tx;
   }

@@ -181,12 +181,24 @@ test('HashIndex answers like a Map of the stored transmissions', () => {
   assert.deepEqual(Array.from(index.values()), Array.from(truth.values()));
 });
 
-test('the path interner shares equal hop lists and stays within its capacity', () => {
-  const interner = new PathInterner({ capacity: 16 });
+test('the path interner shares equal hop lists while referenced, and charges a function of what is referenced', () => {
+  const part = { bytes: 0, add(delta) { this.bytes += delta; } };
+  const interner = new PathInterner({ part });
   const first = interner.intern(['ab', 'cd']);
   assert.equal(interner.intern(['ab', 'cd']), first);
-  assert.notEqual(interner.intern(['abc', 'd']), first);
-  for (let i = 0; i < 100; i++) interner.intern([i.toString(16).padStart(2, '0')]);
-  assert.ok(interner.size <= 32);
+  assert.equal(interner.retain(first), first);
+  const other = interner.intern(['abc', 'd']);
+  assert.notEqual(other, first);
+  const once = part.bytes;
+  const random = Array.from({ length: 100 }, (_, i) => interner.intern([i.toString(16).padStart(2, '0')]));
+  assert.equal(interner.size, 102);
+  // Released in any order, every path goes with its last reference and its bytes are refunded.
+  for (const path of random.reverse()) interner.release(path);
+  assert.equal(part.bytes, once);
+  for (let i = 0; i < 3; i++) interner.release(first);
+  assert.equal(interner.size, 1, 'the other path is still referenced');
+  interner.release(other);
+  assert.equal(interner.size, 0);
+  assert.equal(part.bytes, 0, 'nothing referenced, nothing charged');
   assert.deepEqual(interner.intern(['ab', 'cd']), ['ab', 'cd']);
 });

@@ -36,7 +36,7 @@
  * Subscribers are told only about their node: apply/evict return the public keys whose
  * aggregates changed, and scopeOf is the public key.
  */
-const { defineView, topEntries, hourBucket, HOUR_MS, DAY_MS } = require('./view');
+const { defineView, memoryPart, topEntries, hourBucket, HOUR_MS, DAY_MS } = require('./view');
 const { TimeCounts, chooseBucket, describeBucket, bucketParam, newestTime, HOUR_MS: ONE_HOUR } = require('./time-buckets');
 const {
   NodeTracker, sharedTracker, healthSummary, HOP_BINS, observerTotals, prefixSharers, signalGrade, mean, hourTimes, dayStart, HOUR_FIELD: H,
@@ -354,10 +354,7 @@ module.exports = defineView({
   },
   createState: (store) => ({
     tracker: sharedTracker(store),
-    // Not charged to the memory account yet (part: null): charged, these rows moved the window a
-    // reload evicts down to (tests/persistence.test.js, budget 250 KB) off the live one, a cause
-    // not found yet. Their size: rowCounts() x ~150 bytes (about 5 MB at 100k default reports).
-    fine: new TimeCounts({ width: 3, countFields: [PACKETS, SNR_COUNT], keyed: true, part: null, levels: FINE_LEVELS }),
+    fine: new TimeCounts({ width: 3, countFields: [PACKETS, SNR_COUNT], keyed: true, part: memoryPart(store, 'node'), levels: FINE_LEVELS }),
   }),
   apply(state, tx, observation, store) {
     applyFine(state.fine, tx, observation);
