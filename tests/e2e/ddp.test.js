@@ -142,7 +142,10 @@ test('views over DDP: publications, methods, validation, rate limits', { timeout
     // Shared permessage-deflate: installed into Meteor's extension, and the deflate client above
     // decoded every message it got (stored small ones, shared compressed large ones).
     assert.equal(health.sharedDeflate.installed, true, `shared deflate not installed: ${health.sharedDeflate.reason}`);
-    assert.ok(health.sharedDeflate.messages > 0 && health.sharedDeflate.stored > 0 && health.sharedDeflate.compressed > 0, JSON.stringify(health.sharedDeflate));
+    // On Meteor 3.1.1+ (permessage-deflate2) messages under the package's own threshold go out
+    // as plain frames before the shared compressor sees them, so none is stored there.
+    const smallOnesReachUs = !(health.sharedDeflate.packageThresholdBytes > 0);
+    assert.ok(health.sharedDeflate.messages > 0 && (health.sharedDeflate.stored > 0 || !smallOnesReachUs) && health.sharedDeflate.compressed > 0, JSON.stringify(health.sharedDeflate));
     // A second client of the same views reuses the texts already made for the first.
     const second = await DdpClient.connect(`${app.url.replace('http', 'ws')}/websocket`);
     try {

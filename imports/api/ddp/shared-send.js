@@ -180,6 +180,8 @@ function installSharedDeflate(server, sharedDeflate) {
   if (!options || typeof options !== 'object' || typeof deflate.createServerSession !== 'function') {
     return { installed: false, reason: 'permessage-deflate has no _options object or createServerSession' };
   }
+  // Probe the extension before use where the shared deflate can (imports/core/shared-deflate.js).
+  if (typeof sharedDeflate.installInto === 'function') return sharedDeflate.installInto(deflate);
   options.zlib = sharedDeflate.zlib;
   return { installed: true, reason: null };
 }
