@@ -851,7 +851,8 @@ function createPersistence(options = {}) {
       // restore from the same database is trusted as well: verifying again would cost a
       // signature check per advert. Every other input check still runs.
       const verifyAdverts = target.decodeOptions.verifyAdverts;
-      target.decodeOptions.verifyAdverts = loadOptions.verifyAdverts ?? false;
+      // 'trusted' marks replayed adverts as verified without the check, as they were when live.
+      target.decodeOptions.verifyAdverts = loadOptions.verifyAdverts ?? (verifyAdverts ? 'trusted' : false);
       try {
         await replayFrom(start, target, { batchSize, progressEvery, summary, restoreDirectoryUntil, observerDocsById, span, windowed: loadOptions.windowed === true, log: loadLog, startedAt });
       } finally {
