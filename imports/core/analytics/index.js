@@ -19,6 +19,7 @@ const VIEW_DEFINITIONS = [
   require('./prefixes'),
   require('./traces'),
   require('./routes'),
+  require('./distances'),
 ];
 
 const VIEWS_BY_NAME = new Map(VIEW_DEFINITIONS.map((definition) => [definition.name, definition]));
