@@ -154,33 +154,11 @@ class TimeCounts {
   }
 
   addAt(level, start, key, field, delta) {
-    let holder = level.rows;
-    if (this.keyed) {
-      holder = level.rows.get(start);
-      if (!holder) {
-        if (delta === 0) return;
-        holder = new Map();
-        level.rows.set(start, holder);
-        this.charge(BYTES.map + entryBytes(start));
-      }
-    }
-    const rowKey = this.keyed ? key : start;
-    let row = holder.get(rowKey);
-    if (!row) {
-      if (delta === 0) return;
-      row = new Array(this.width).fill(0);
-      holder.set(rowKey, row);
-      this.charge(this.rowBytes + entryBytes(rowKey));
-    }
+    // A zero delta neither creates a row nor changes one.
+    if (delta === 0) return;
+    const row = this.rowAt(level, start, key);
     row[field] += delta;
-    if (delta < 0 && this.isEmpty(row)) {
-      holder.delete(rowKey);
-      this.charge(-(this.rowBytes + entryBytes(rowKey)));
-      if (this.keyed && holder.size === 0) {
-        level.rows.delete(start);
-        this.charge(-(BYTES.map + entryBytes(start)));
-      }
-    }
+    if (delta < 0) this.dropIfEmpty(level, start, key, row);
   }
 
   isEmpty(row) {
