@@ -8,13 +8,42 @@
  * Packet counts are kept per node as packets arrive and leave (node-health.js), so a snapshot
  * is O(nodes log nodes) whatever the number of stored packets.
  */
-const { defineView } = require('./view');
+const { defineView, ParamError } = require('./view');
 const { sharedTracker, sumAggregates } = require('./node-health');
 const { nodeStatus } = require('../node-status');
 const { ROLES } = require('../decode');
 
 const HEX_RE = /^[0-9a-f]+$/;
 const MAX_LIMIT = 500;
+// `keys`: the browser's favourites (at most 200 there), as full public keys or prefixes.
+const MAX_KEYS = 200;
+const KEY_RE = /^[0-9a-f]{2,64}$/;
+const MAX_KEYS_CHARS = MAX_KEYS * 65;
+
+/**
+ * The public keys or key prefixes `keys` lists (comma-separated, case-insensitive), distinct
+ * and sorted; null for none. Throws a ParamError naming the first bad entry or the bound hit.
+ */
+function keysOf(text) {
+  if (text === null) return null;
+  const entries = text.split(',').map((entry) => entry.trim().toLowerCase());
+  if (entries.length > MAX_KEYS) throw new ParamError('nodes', 'keys', `lists ${entries.length} keys; at most ${MAX_KEYS}`);
+  entries.forEach((entry, i) => {
+    if (!KEY_RE.test(entry)) throw new ParamError('nodes', 'keys', `entry ${i + 1} ("${entry.slice(0, 70)}") is not a public key or prefix (2 to 64 hex digits)`);
+  });
+  return Array.from(new Set(entries)).sort();
+}
+
+/** node.pubKey -> does it start with one of `keys`? One Set per prefix length. */
+function keyMatcher(keys) {
+  const byLength = new Map();
+  for (const key of keys) {
+    if (!byLength.has(key.length)) byLength.set(key.length, new Set());
+    byLength.get(key.length).add(key);
+  }
+  const lengths = Array.from(byLength.entries());
+  return (pubKey) => lengths.some(([length, set]) => set.has(pubKey.slice(0, length)));
+}
 
 // Natural order when `order` is not given: names A to Z, the rest largest first.
 const DEFAULT_ORDER = { name: 'asc', lastSeen: 'desc', packets: 'desc' };
@@ -28,7 +57,7 @@ function sortValue(row, sort) {
   return row[sort];
 }
 
-module.exports = defineView({
+const definition = defineView({
   name: 'nodes',
   description: 'Nodes with search, role and last-heard filters, sorting, paging, status and packet counts.',
   params: {
@@ -40,6 +69,8 @@ module.exports = defineView({
     order: { type: 'enum', values: ['asc', 'desc'] },
     limit: { type: 'int', min: 1, max: MAX_LIMIT, default: 100 },
     offset: { type: 'int', min: 0, default: 0 },
+    // Only these nodes: public keys or prefixes, comma-separated (or an array from a method call).
+    keys: { type: 'string', maxLength: MAX_KEYS_CHARS },
   },
   createState: (store) => ({ tracker: sharedTracker(store) }),
   apply(state, tx, observation, store) {
@@ -54,6 +85,8 @@ module.exports = defineView({
     const search = params.search === null ? null : params.search.toLowerCase();
     const searchIsHex = search !== null && HEX_RE.test(search);
     const heardSince = params.heardWithinHours === null ? null : now - params.heardWithinHours * 3600 * 1000;
+    const wantedKeys = keysOf(params.keys);
+    const wanted = wantedKeys === null ? null : keyMatcher(wantedKeys);
     const statusCounts = { active: 0, degraded: 0, silent: 0 };
     const rows = [];
     for (const node of store.nodes.values()) {
@@ -62,6 +95,7 @@ module.exports = defineView({
       if (params.role !== null && node.role !== params.role) continue;
       if (params.status !== null && status !== params.status) continue;
       if (heardSince !== null && node.lastSeen < heardSince) continue;
+      if (wanted !== null && !wanted(node.pubKey)) continue;
       if (search !== null) {
         const byName = node.name !== null && node.name.toLowerCase().includes(search);
         if (!byName && !(searchIsHex && node.pubKey.startsWith(search))) continue;
@@ -89,3 +123,39 @@ module.exports = defineView({
     return { total: rows.length, statusCounts, nodes: page };
   },
 });
+
+/**
+ * `keys` as one canonical string (an array is joined first), checked when the params are
+ * normalized: a bad list is a bad parameter (400, bad-params), not a failed snapshot, and the
+ * same set of keys in any order or case shares one subscription group.
+ */
+function withKeysChecked(normalize) {
+  return (raw) => {
+    let input = raw;
+    if (raw && typeof raw === 'object' && Array.isArray(raw.keys)) {
+      if (!raw.keys.every((key) => typeof key === 'string')) throw new ParamError('nodes', 'keys', 'must be a list of strings');
+      input = { ...raw, keys: raw.keys.join(',') };
+    }
+    // The count first: a list too long says so, rather than how many characters it ran to.
+    if (input && typeof input === 'object' && typeof input.keys === 'string') {
+      const count = input.keys.split(',').length;
+      if (count > MAX_KEYS) throw new ParamError('nodes', 'keys', `lists ${count} keys; at most ${MAX_KEYS}`);
+    }
+    const params = normalize(input);
+    const keys = keysOf(params.keys);
+    if (keys !== null) params.keys = keys.join(',');
+    return params;
+  };
+}
+definition.normalizeParams = withKeysChecked(definition.normalizeParams);
+const createInstance = definition.create;
+definition.create = (store) => {
+  const instance = createInstance(store);
+  instance.normalizeParams = withKeysChecked(instance.normalizeParams);
+  const snapshotOf = instance.snapshot;
+  instance.snapshot = (rawParams, now) => snapshotOf(instance.normalizeParams(rawParams), now);
+  return instance;
+};
+
+module.exports = definition;
+module.exports.MAX_KEYS = MAX_KEYS;

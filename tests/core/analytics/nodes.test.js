@@ -56,3 +56,52 @@ test('nodes rejects a limit above 500 and unknown parameters', (t) => {
   assert.throws(() => engine.snapshot('nodes', { sort: 'size' }), /must be one of/);
   assert.throws(() => engine.snapshot('nodes', { color: 'red' }), /not accepted/);
 });
+
+/** The brute force of `keys`: the rows whose public key starts with one of the listed prefixes. */
+function bruteNodesWithKeys(store, params, now) {
+  const all = bruteNodes(store, { ...params, limit: Number.MAX_SAFE_INTEGER, offset: 0 }, now);
+  const keys = params.keys === null ? null : params.keys.split(',');
+  const rows = keys === null ? all.nodes : all.nodes.filter((row) => keys.some((key) => row.pubKey.startsWith(key)));
+  return { total: rows.length, statusCounts: all.statusCounts, nodes: rows.slice(params.offset, params.offset + params.limit) };
+}
+
+test('nodes with keys (favourites): full keys and prefixes, beyond the 500 most recent, equal a brute-force recount', () => {
+  checkAgainstBruteForce({
+    view: 'nodes',
+    bruteForce: bruteNodesWithKeys,
+    paramsList: (store) => {
+      // The least recently heard nodes: the ones a `limit: 500` list by last heard leaves out first.
+      const oldest = Array.from(store.nodes.values()).sort((a, b) => a.lastSeen - b.lastSeen || (a.pubKey < b.pubKey ? -1 : 1));
+      const some = oldest.slice(0, 5).map((node) => node.pubKey);
+      const one = some[0] || 'ab';
+      return [
+        { keys: some.join(',') },
+        { keys: some.map((key) => key.toUpperCase()).reverse().join(', ') },
+        { keys: some, sort: 'name', limit: 2 },
+        { keys: [one.slice(0, 2)] },
+        { keys: `${one.slice(0, 6)},${one},${one.slice(0, 4)}`, role: 'repeater' },
+        { keys: 'ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff' },
+        { keys: some.join(','), status: 'silent', sort: 'packets' },
+      ];
+    },
+  });
+});
+
+test('nodes keys: bounded and validated with clear errors; any order or case is one set', () => {
+  const engine = checkAgainstBruteForce({ view: 'nodes', bruteForce: () => null, paramsList: [], checks: 1, count: 200, largeProfile: false });
+  const view = engine.view('nodes');
+  const many = Array.from({ length: 201 }, (unused, i) => i.toString(16).padStart(4, '0'));
+  assert.throws(() => view.normalizeParams({ keys: many }), /nodes: parameter "keys" lists 201 keys; at most 200/);
+  assert.throws(() => view.normalizeParams({ keys: many.join(',') }), /lists 201 keys; at most 200/);
+  assert.throws(() => view.normalizeParams({ keys: 'a8f1,zz12' }), /parameter "keys" entry 2 \("zz12"\) is not a public key or prefix \(2 to 64 hex digits\)/);
+  assert.throws(() => view.normalizeParams({ keys: 'a' }), /entry 1 \("a"\)/);
+  assert.throws(() => view.normalizeParams({ keys: 'a8,' }), /entry 2 \(""\)/);
+  assert.throws(() => view.normalizeParams({ keys: 'f'.repeat(65) }), /entry 1/);
+  assert.throws(() => view.normalizeParams({ keys: [12] }), /must be a list of strings/);
+  assert.throws(() => view.normalizeParams({ keys: 'a8'.repeat(7000) }), /at most 13000 characters/);
+  assert.throws(() => engine.snapshot('nodes', { keys: 'xyz' }), /is not a public key or prefix/);
+  assert.equal(view.normalizeParams({ keys: ['B2', 'a8f1', 'b2'] }).keys, 'a8f1,b2');
+  assert.equal(view.normalizeParams({ keys: ' b2 , A8F1' }).keys, 'a8f1,b2');
+  const all = many.slice(0, 200);
+  assert.equal(engine.snapshot('nodes', { keys: all }).nodes.length, engine.snapshot('nodes', { keys: all.join(',') }).nodes.length);
+});
