@@ -35,10 +35,26 @@ function toggleFavourite(keys, key) {
   return [...keys, normal].slice(-MAX_FAVOURITES);
 }
 
-/** Rows (with `pubKey`) that are favourites, in the order of `rows`. */
+/** Rows (with `pubKey`) that are favourites (a stored key may be a prefix), in the order of `rows`. */
 function favouriteRows(rows, keys) {
-  const wanted = new Set(keys);
-  return (rows || []).filter((row) => row && wanted.has(row.pubKey));
+  return (rows || []).filter((row) => row && typeof row.pubKey === 'string' && keys.some((key) => row.pubKey.startsWith(key)));
 }
 
-module.exports = { FAVOURITES_STORAGE_KEY, MAX_FAVOURITES, parseFavourites, toggleFavourite, favouriteRows };
+/**
+ * The `nodes` view params that fetch exactly the favourites (its `keys` param, at most
+ * MAX_FAVOURITES, as many as can be stored), sorted so the same set is one subscription
+ * whatever order it was starred in; null for none.
+ */
+function favouritesParams(keys) {
+  if (!keys || keys.length === 0) return null;
+  return { keys: Array.from(new Set(keys)).sort().join(','), sort: 'lastSeen', limit: 500 };
+}
+
+/** { rows, missing }: the favourites' rows and the favourites no row carries (unknown here). */
+function favouriteMatches(rows, keys) {
+  const found = favouriteRows(rows, keys);
+  const missing = keys.filter((key) => !found.some((row) => row.pubKey.startsWith(key)));
+  return { rows: found, missing };
+}
+
+module.exports = { FAVOURITES_STORAGE_KEY, MAX_FAVOURITES, parseFavourites, toggleFavourite, favouriteRows, favouritesParams, favouriteMatches };

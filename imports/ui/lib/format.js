@@ -81,7 +81,16 @@ function formatBytes(bytes) {
   return `${(bytes / 1073741824).toFixed(2)} GiB`;
 }
 
+/** A link length: "850 m" under 1 km, "4.26 km" under 10, "12.3 km" under 100, "142 km" beyond. */
+function formatKm(km) {
+  if (!isNumber(km)) return '—';
+  if (km < 1) return `${Math.round(km * 1000)} m`;
+  if (km < 10) return `${km.toFixed(2)} km`;
+  if (km < 100) return `${km.toFixed(1)} km`;
+  return `${numberFormat.format(Math.round(km))} km`;
+}
+
 module.exports = {
   isNumber, formatNumber, formatDecimal, formatDb, formatPct, formatDuration, formatAgo,
-  formatClock, formatDateTime, formatHour, shortKey, formatBytes,
+  formatClock, formatDateTime, formatHour, shortKey, formatBytes, formatKm,
 };

@@ -8,25 +8,14 @@
  *   channels  the `channels` list, matched here by name or channel hash
  */
 
+const { PALETTE_PAGES } = require('./pages');
+
 const HASH_RE = /^[0-9a-f]{16}$/;
 const HEX_PREFIX_RE = /^[0-9a-f]{4,15}$/;
 const PER_GROUP = 6;
 
-const PAGES = Object.freeze([
-  { label: 'Overview', to: '/' },
-  { label: 'Live', to: '/live' },
-  { label: 'Packets', to: '/packets' },
-  { label: 'Nodes', to: '/nodes' },
-  { label: 'Map', to: '/map' },
-  { label: 'Channels', to: '/channels' },
-  { label: 'Analytics: RF', to: '/analytics/rf' },
-  { label: 'Analytics: topology', to: '/analytics/topology' },
-  { label: 'Analytics: channels', to: '/analytics/channels' },
-  { label: 'Analytics: hash sizes', to: '/analytics/hash-sizes' },
-  { label: 'Analytics: subpaths', to: '/analytics/subpaths' },
-  { label: 'Analytics: observers', to: '/analytics/observers' },
-  { label: 'Perf', to: '/perf' },
-]);
+// The pages come from the one list the navigation and the Analytics tabs also read.
+const PAGES = PALETTE_PAGES;
 
 /** The view params a query needs: { nodes, packets } (null = do not ask). */
 function paletteRequests(text) {

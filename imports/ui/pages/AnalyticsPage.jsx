@@ -8,19 +8,25 @@ import { ChannelAnalyticsTab } from './analytics/ChannelAnalyticsTab';
 import { HashSizesTab } from './analytics/HashSizesTab';
 import { SubpathsTab } from './analytics/SubpathsTab';
 import { ObserversTab } from './analytics/ObserversTab';
+import { DistancesTab } from './analytics/DistancesTab';
+import { ANALYTICS_TABS } from '../lib/pages';
 
-const TABS = [
-  { id: 'rf', label: 'RF', component: RfTab },
-  { id: 'topology', label: 'Topology', component: TopologyTab },
-  { id: 'channels', label: 'Channels', component: ChannelAnalyticsTab },
-  { id: 'hash-sizes', label: 'Hash sizes', component: HashSizesTab },
-  { id: 'subpaths', label: 'Subpaths', component: SubpathsTab },
-  { id: 'observers', label: 'Observers', component: ObserversTab },
-].map((tab) => ({ ...tab, to: `/analytics/${tab.id}` }));
+// Each tab's component; the tabs themselves (ids, labels, order) are lib/pages.js's.
+const COMPONENTS = {
+  rf: RfTab,
+  topology: TopologyTab,
+  channels: ChannelAnalyticsTab,
+  'hash-sizes': HashSizesTab,
+  subpaths: SubpathsTab,
+  distances: DistancesTab,
+  observers: ObserversTab,
+};
+
+const TABS = ANALYTICS_TABS.map((tab) => ({ ...tab, component: COMPONENTS[tab.id] || null }));
 
 export function AnalyticsPage({ tab = 'rf' }) {
   const current = TABS.find((t) => t.id === tab);
-  const Tab = current ? current.component : null;
+  const Tab = current ? current.component : null; // a tab without a component shows as missing
   return (
     <>
       <PageHeader title={`Analytics${current ? ` · ${current.label}` : ''}`} />

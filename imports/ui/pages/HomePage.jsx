@@ -50,7 +50,7 @@ function FavouritesCard() {
                   <tr key={key}>
                     <td className="star-col"><FavouriteStar pubKey={key} /></td>
                     <td><NodeLink pubKey={key} /></td>
-                    <td colSpan={4} className="muted small">not among the 500 most recently heard ({shortKey(key)})</td>
+                    <td colSpan={4} className="muted small">not in the node directory ({shortKey(key)})</td>
                   </tr>
                 ))}
               </tbody>

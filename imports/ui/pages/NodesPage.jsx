@@ -64,7 +64,7 @@ function FavouriteNodes({ now }) {
       <NodeRows rows={favourites.rows} now={now} />
       {favourites.missing.length > 0 && (
         <p className="muted small" data-testid="favourites-missing">
-          {favourites.missing.length} favourite{favourites.missing.length === 1 ? '' : 's'} not among the 500 most recently heard nodes: {favourites.missing.map((key) => shortKey(key)).join(', ')}
+          {favourites.missing.length} favourite{favourites.missing.length === 1 ? '' : 's'} not in the node directory (forgotten, or not heard in this region): {favourites.missing.map((key) => shortKey(key)).join(', ')}
         </p>
       )}
     </ViewState>
