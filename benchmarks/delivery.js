@@ -6,22 +6,30 @@
  * For each path, a fresh production server (core 0) ingests the simulator's 50 packets/s; after
  * a warm-up, tests/artillery/dashboard.yml (core 1) opens the same dashboard for the same users
  * with the same phases: `reactive` subscribes to the views and the live feed, `method` calls
- * them every 2000 ms like the UI's method mode. Server CPU and RSS are sampled every second.
- * Users: 10, 40 and 200. Full runs alternate the two paths for ROUNDS rounds per level and
- * report the median ratio with its spread; a ratio is never taken from a run where either side
- * fell behind (failed users, a saturated server or load generator, p99 over 2 s) or whose net
- * CPU is within the idle floor's noise: the level then says why instead. Delays are compared
- * only from rounds where, besides, the load core had room (≥ 95% busy delays the clients). The quick run is one round, no browser, one
- * server per path for its three levels (≤ 4 min).
+ * them every 2000 ms like the UI's method mode. Users: 10, 40 and 200.
+ * Server CPU: /proc/<server pid>/stat (that process only) every 200 ms, with the server's open
+ * client connections from /proc/net/tcp: CPU is taken over the stretch when users were
+ * connected, the ingest-only floor right before and right after it (no extra idle wait: the
+ * warm-up's end or the previous run's tail, and Artillery's own start-up and its ~10 s before it
+ * reports), and per user·second divides by the connection·seconds served.
+ * Full runs alternate the two paths (reactive first in odd rounds, method first in even ones)
+ * for ROUNDS rounds per level, a fresh server per run, and report the median ratio with its
+ * spread; a ratio is never taken from a run where either side fell behind (failed users, a
+ * saturated server or load generator, p99 over 2 s) or whose net CPU is within the difference
+ * between the idle floors before and after it: the level then says why instead. Delays are
+ * compared only from rounds where, besides, the load core had room (≥ 95% busy delays the
+ * clients). The quick run is one round, no browser, one server per path for its three levels,
+ * the 10-user level held longest (its net CPU is the smallest); ≤ 4 min.
  * Then (full runs, or --browser), if Chromium is installed, tests/artillery/browser.yml opens
  * the real UI in both modes.
  * Writes benchmarks/results/latest/delivery(-quick).json; render.js turns it into DELIVERY.md + PNGs
  * beside it (ignored). `npm run bench:publish` copies it into the tracked benchmarks/results/.
  */
 const fs = require('fs');
+const http = require('http');
 const { runStudy, sleep } = require('./lib/study');
 const { runArtillery } = require('./lib/artillery');
-const { startSampler, cpuSeconds, summarize, coreTimes, coreBusyPct } = require('./lib/sampler');
+const { startSampler, cpuSeconds, summarize, coreTimes, coreBusyPct, startCpuTrack, cpuAt, cpuRate, presence, userSeconds } = require('./lib/sampler');
 const { SERVER_CPU, LOAD_CPU } = require('./lib/study');
 const { websocketCompressionEnv, DEFAULT_PRESET } = require('../imports/core/compression');
 
@@ -38,11 +46,17 @@ function compressionEnv(bundle) {
   return value === undefined ? shared : { ...shared, SERVER_WEBSOCKET_COMPRESSION: value };
 }
 
-/** Server CPU % with no client at all: the ingest floor both paths pay. */
-async function idleCpu(pid, seconds) {
-  const before = cpuSeconds(pid);
+/**
+ * The server's ingest-only CPU (% of a core) over the last `seconds` of a wait with no client
+ * connected: the floor both paths pay. Returns { pct, seconds }.
+ */
+async function measureIdle(server, waitS, seconds) {
+  await sleep(Math.max(0, waitS - seconds) * 1000);
+  const from = Date.now();
+  const before = cpuSeconds(server.pid);
   await sleep(seconds * 1000);
-  return ((cpuSeconds(pid) - before) / seconds) * 100;
+  const elapsed = (Date.now() - from) / 1000;
+  return { pct: ((cpuSeconds(server.pid) - before) / elapsed) * 100, seconds: elapsed };
 }
 
 async function startPathServer(study, path, load) {
@@ -51,14 +65,16 @@ async function startPathServer(study, path, load) {
     settings: { sources: { simulator: { enabled: true, ratePerSecond: INGEST_PER_S } } },
     env: compressionEnv(bundle),
   });
-  study.log(`${path}: server ${server.url} (pid ${server.pid}); warming up ${load.warmupS} s with ingest only`);
-  await sleep(load.warmupS * 1000);
+  study.log(`${path}: server ${server.url} (pid ${server.pid}); warming up ${load.warmupS} s with ingest only (the last ${load.idleS} s measure the idle floor)`);
+  // The floor for the first run on this server; later runs on it (quick) take the previous
+  // run's idle tail instead.
+  server.lastIdle = await measureIdle(server, load.warmupS, load.idleS);
   return server;
 }
 
 // Quick runs keep one server per path for all user levels (levels run one path at a time, so
-// no second server shares the core): three fewer server start-ups per path keep the quick
-// study under 4 minutes. Full runs start a fresh server per run.
+// no second server shares the core): fewer server start-ups keep the quick study under 4
+// minutes. Full runs start a fresh server per run.
 const quickServers = new Map();
 
 async function serverFor(study, path, load) {
@@ -73,14 +89,45 @@ async function serverFor(study, path, load) {
   return { server: quickServers.get(path), shared: true };
 }
 
+/** GET /api/health on a connection of its own that closes at once (no keep-alive socket left to count as a user). */
+function fetchHealth(url) {
+  return new Promise((resolve) => {
+    const req = http.get(`${url}/api/health`, { agent: false, headers: { connection: 'close' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => { body += chunk; });
+      res.on('end', () => { try { resolve(JSON.parse(body)); } catch (err) { resolve(null); } });
+    });
+    req.on('error', () => resolve(null));
+    req.setTimeout(10000, () => { req.destroy(); resolve(null); });
+  });
+}
+
+// After the last client leaves, the server closes its sessions: the idle tail starts this much later.
+const TAIL_SETTLE_MS = 1500;
+// Before the first client arrives (Artillery starting on the load core), this much margin.
+const HEAD_MARGIN_MS = 300;
+
+/**
+ * One path at one level. The server's CPU is read from /proc/<server pid>/stat every 200 ms
+ * together with its open client connections (/proc/net/tcp), so that:
+ * - CPU is taken over the stretch when users were connected (first to last connection seen),
+ *   not over Artillery's own start-up and its ~10 s wait after the last user left;
+ * - the idle floor is measured right around that stretch: before it (the warm-up's end, or the
+ *   previous run's tail on the same server, plus Artillery's start-up) and after it (the tail
+ *   of this run, lengthened to idleS if Artillery ended sooner); their difference is how
+ *   precisely net CPU can be known;
+ * - per user·second divides by the connection·seconds actually served.
+ */
 async function runPath(study, path, load) {
   const { server, shared } = await serverFor(study, path, load);
-  const idleBeforePct = await idleCpu(server.pid, load.idleS);
+  const idleBefore = server.lastIdle;
   const sampler = startSampler({ server: server.pid });
-  const cpuBefore = cpuSeconds(server.pid);
+  const track = startCpuTrack(server.pid, server.port);
   const coresBefore = coreTimes();
   study.log(`${path}: ${load.users} users over ${load.rampS} s, each for ${load.holdS} s`);
-  const run = await runArtillery({
+  const startedAt = Date.now();
+  const artillery = runArtillery({
     script: 'dashboard.yml',
     scenario: path,
     target: server.wsUrl,
@@ -90,43 +137,76 @@ async function runPath(study, path, load) {
     variables: { holdSeconds: load.holdS, warmupSeconds: load.rampS + 2, refreshMs: 2000, liveLimit: 16 },
     onStart: (pid) => sampler.watch('load', pid),
     label: path,
-  });
-  const cpuAfter = cpuSeconds(server.pid);
+  }).then((run) => ({ run }), (error) => ({ error }));
+  // Artillery waits ~10 s after its last user leaves before it reports: the server is done
+  // once every user has gone and the idle tail is measured, so the next run may start while
+  // that Artillery finishes (on the load core, with no connection to any server).
+  let artilleryEnded = false;
+  artillery.then(() => { artilleryEnded = true; });
+  const tailNeededMs = TAIL_SETTLE_MS + load.idleS * 1000;
+  for (;;) {
+    if (artilleryEnded) break;
+    const seenSoFar = presence(track.samples);
+    const latest = track.samples[track.samples.length - 1];
+    if (seenSoFar && latest.conns === 0 && Date.now() - seenSoFar.to >= tailNeededMs) break;
+    await sleep(200);
+  }
+  const seen = presence(track.samples);
+  // The idle tail: from TAIL_SETTLE_MS after the last connection; at least idleS long.
+  const tailFrom = seen ? seen.to + TAIL_SETTLE_MS : Date.now();
+  const tailShort = load.idleS * 1000 - (Date.now() - tailFrom);
+  if (tailShort > 0) await sleep(tailShort);
+  const samples = track.stop();
+  const series = sampler.stop();
   const coresAfter = coreTimes();
+  const tailTo = samples[samples.length - 1].t;
+  const health = await fetchHealth(server.url);
+  if (!shared) await server.stop();
   const loadCoreBusy = coreBusyPct(coresBefore, coresAfter, LOAD_CPU);
   const serverCoreBusy = coreBusyPct(coresBefore, coresAfter, SERVER_CPU);
-  const health = await fetch(`${server.url}/api/health`).then((r) => r.json()).catch(() => null);
-  const series = sampler.stop();
-  // The ingest-only CPU again once every user has left: the floor is the mean of the two, and
-  // their difference is how precisely "net" CPU can be known on this (shared) machine.
-  await sleep(1000);
-  const idleAfterPct = await idleCpu(server.pid, load.idleS);
-  if (!shared) await server.stop();
-  const idleCpuPct = (idleBeforePct + idleAfterPct) / 2;
-  const idleNoisePct = Math.abs(idleBeforePct - idleAfterPct);
-
-  const durationS = (run.endedAt - run.startedAt) / 1000;
-  const serverCpuS = cpuAfter - cpuBefore;
+  const afterS = (tailTo - tailFrom) / 1000;
+  const afterPct = cpuRate(samples, tailFrom, tailTo);
+  server.lastIdle = { pct: afterPct, seconds: afterS };
+  const serverDoneAt = Date.now();
+  // The rest needs Artillery's report: finish() waits for it.
+  return { finish: async () => {
+  const outcome = await artillery;
+  if (outcome.error) throw outcome.error;
+  const { run } = outcome;
+  study.log(`${path}, ${load.users} users: Artillery reported ${round((run.endedAt - serverDoneAt) / 1000, 1)} s after the server's part ended`);
+  const window = seen || { from: startedAt, to: tailTo };
+  const durationS = (window.to - window.from) / 1000;
+  const serverCpuS = cpuAt(samples, window.to) - cpuAt(samples, window.from);
+  // Before: the previous idle stretch and Artillery's start-up (no client yet), weighted by length.
+  const headS = seen ? Math.max(0, (seen.from - HEAD_MARGIN_MS - startedAt) / 1000) : 0;
+  const headPct = headS >= 1 ? cpuRate(samples, startedAt, seen.from - HEAD_MARGIN_MS) : null;
+  const beforeS = idleBefore.seconds + (headPct === null ? 0 : headS);
+  const beforePct = headPct === null ? idleBefore.pct : (idleBefore.pct * idleBefore.seconds + headPct * headS) / beforeS;
+  const idleCpuPct = (beforePct * beforeS + afterPct * afterS) / (beforeS + afterS);
+  const idleNoisePct = Math.abs(beforePct - afterPct);
   const netCpuS = Math.max(0, serverCpuS - (idleCpuPct / 100) * durationS);
+  const userS = seen ? userSeconds(samples, window.from, window.to) : 0;
   const counters = run.summary.counters;
   const updates = counters['ddp.updates'] || 0;
   const created = counters['vusers.created'] || 0;
   const completed = counters['vusers.completed'] || 0;
   const delay = run.summary.summaries['ddp.delivery_delay_ms'] || {};
-  const resources = summarize(series.server, run.startedAt, run.endedAt);
-  const loadCpu = summarize(series.load || [], run.startedAt, run.endedAt);
+  const resources = summarize(series.server, window.from, window.to);
+  const loadCpu = summarize(series.load || [], startedAt, tailTo);
   const failed = counters['vusers.failed'] || 0;
+  const serverCpuPct = durationS > 0 ? (serverCpuS / durationS) * 100 : null;
   // Why this run cannot be compared (it measured a queue, not the path), or null.
   const behind = [];
+  if (!seen) behind.push('no client connection was seen on the server');
   if (failed > 0) behind.push(`${failed} users failed`);
-  if ((serverCpuS / durationS) * 100 >= 90) behind.push(`server saturated (${round((serverCpuS / durationS) * 100, 1)}% of its core)`);
+  if (serverCpuPct >= 90) behind.push(`server saturated (${round(serverCpuPct, 1)}% of its core while users were connected)`);
   if (loadCpu.cpu_mean !== null && loadCpu.cpu_mean !== undefined && loadCpu.cpu_mean >= 90) behind.push(`load generator saturated (${loadCpu.cpu_mean}%)`);
   // A saturated load core (Artillery itself at 200 users, or other work on a shared machine)
   // delays what the clients see, not what the server spends: it withholds the delay
   // comparison, not the CPU ratio.
   const loadCoreSaturated = loadCoreBusy !== null && loadCoreBusy >= 95 ? `load core ${loadCoreBusy}% busy (Artillery ${loadCpu.cpu_mean}% of it)` : null;
   if (delay.p99 !== undefined && delay.p99 > 2000) behind.push(`delay p99 ${delay.p99} ms > 2000 ms`);
-  const netCpuPct = (netCpuS / durationS) * 100;
+  const netCpuPct = durationS > 0 ? (netCpuS / durationS) * 100 : 0;
   // Net CPU no larger than the idle floor's own wobble: too small to compare, not zero.
   const belowResolution = netCpuPct < Math.max(0.5, idleNoisePct) ? `net CPU ${round(netCpuPct, 2)}% of a core is within the idle floor's noise (${round(idleNoisePct, 2)}%)` : null;
   return {
@@ -137,11 +217,18 @@ async function runPath(study, path, load) {
     checks: run.checks,
     errors: run.errors,
     users: load.users,
+    hold_s: load.holdS,
+    // The stretch with users connected (CPU and net CPU are over it) and Artillery's whole run.
     duration_s: round(durationS, 1),
+    artillery_duration_s: round((run.endedAt - run.startedAt) / 1000, 1),
+    user_seconds: round(userS, 1),
     server_cpu_s: round(serverCpuS, 2),
-    server_cpu_pct_mean: round((serverCpuS / durationS) * 100, 1),
-    idle_ingest_cpu_pct: round(idleCpuPct, 1),
-    idle_ingest_cpu_pct_before_after: [round(idleBeforePct, 1), round(idleAfterPct, 1)],
+    server_cpu_pct_mean: round(serverCpuPct, 1),
+    idle_ingest_cpu_pct: round(idleCpuPct, 2),
+    idle_ingest_cpu_pct_before_after: [round(beforePct, 2), round(afterPct, 2)],
+    idle_seconds_before_after: [round(beforeS, 1), round(afterS, 1)],
+    idle_noise_pct: round(idleNoisePct, 2),
+    net_cpu_pct: round(netCpuPct, 2),
     net_cpu_below_resolution: belowResolution,
     server_net_cpu_s: round(netCpuS, 2),
     rss_mean_mb: resources.rss_mean_mb,
@@ -156,10 +243,10 @@ async function runPath(study, path, load) {
     row_delay: run.summary.summaries['ddp.row_delay_ms'] || null,
     dashboard_ready: run.summary.summaries['ddp.dashboard_ready_ms'] || null,
     updates,
-    updates_per_s: round(updates / durationS, 1),
+    updates_per_s: durationS > 0 ? round(updates / durationS, 1) : null,
     cpu_ms_per_update: updates ? round((serverCpuS * 1000) / updates, 4) : null,
     net_cpu_ms_per_update: updates ? round((netCpuS * 1000) / updates, 4) : null,
-    net_cpu_ms_per_user_s: round((netCpuS * 1000) / (load.users * load.holdS), 3),
+    net_cpu_ms_per_user_s: userS > 0 ? round((netCpuS * 1000) / userS, 3) : null,
     success_rate: created ? round(completed / created, 4) : null,
     vusers_created: created,
     vusers_failed: counters['vusers.failed'] || 0,
@@ -169,10 +256,11 @@ async function runPath(study, path, load) {
     cores_busy_pct: { server: serverCoreBusy, load: loadCoreBusy },
     shared_send: health ? health.sharedSend || null : null,
     shared_deflate: health ? health.sharedDeflate || null : null,
-    publish: health ? { ticks: health.publish.ticks, snapshots: health.publish.snapshots, updates: health.publish.updates, snapshotMs: health.publish.snapshotMs } : null,
+    publish: health && health.publish ? { ticks: health.publish.ticks, snapshots: health.publish.snapshots, updates: health.publish.updates, snapshotMs: health.publish.snapshotMs } : null,
     periods: run.periods.map((p) => ({ t: p.t, delay: p.summaries['ddp.delivery_delay_ms'] || null, updates: p.counters['ddp.updates'] || 0 })),
-    series: { t0: run.startedAt, server: series.server, load: series.load || [] },
+    series: { t0: startedAt, server: series.server, load: series.load || [], window: { from: window.from, to: window.to } },
   };
+  } };
 }
 
 async function runBrowser(study, load) {
@@ -223,15 +311,27 @@ const spread = (values) => {
   return kept.length ? { min: Math.min(...kept), max: Math.max(...kept), n: kept.length } : null;
 };
 
+const roundSide = (p) => ({ net_cpu_ms_per_user_s: p.net_cpu_ms_per_user_s, net_cpu_pct: p.net_cpu_pct, idle_ingest_cpu_pct_before_after: p.idle_ingest_cpu_pct_before_after, delay_p99_ms: p.delay_p99_ms, vusers_failed: p.vusers_failed, server_cpu_pct_mean: p.server_cpu_pct_mean });
+
 /** One level: the paths alternated for `rounds` rounds; ratios only from rounds where neither fell behind. */
 async function runLevel(study, load, users, alreadyRun = null) {
   const rounds = [];
+  // Alternate which path goes first (reactive first in odd rounds), and start the next run
+  // while the previous Artillery writes its report (its server is already stopped).
+  const pending = [];
   for (let i = 0; i < load.rounds; i++) {
-    const round_ = { round: i + 1 };
+    for (const path of i % 2 ? ['method', 'reactive'] : ['reactive', 'method']) {
+      if (alreadyRun) pending.push({ round: i, path, finish: async () => alreadyRun(path) });
+      else pending.push({ round: i, path, finish: (await runPath(study, path, { ...load, users, holdS: load.holdByUsers[users] || load.holdS })).finish });
+    }
+  }
+  const byRound = Array.from({ length: load.rounds }, (_, i) => ({ round: i + 1 }));
+  for (const { round: i, path, finish } of pending) byRound[i][path] = await finish();
+  for (let i = 0; i < load.rounds; i++) {
+    const round_ = byRound[i];
     for (const path of ['reactive', 'method']) {
-      round_[path] = alreadyRun ? alreadyRun(path) : await runPath(study, path, { ...load, users });
       const p = round_[path];
-      study.log(`${users} users, round ${i + 1}, ${path}: p99 ${p.delay_p99_ms} ms, ${p.updates_per_s} updates/s, server CPU ${p.server_cpu_pct_mean}% (${p.net_cpu_ms_per_user_s} ms net per user·s), failed ${p.vusers_failed}${p.fell_behind ? `, FELL BEHIND: ${p.fell_behind}` : ''}`);
+      study.log(`${users} users, round ${i + 1}, ${path}: p99 ${p.delay_p99_ms} ms, ${p.updates_per_s} updates/s, server CPU ${p.server_cpu_pct_mean}% while connected, idle floor ${p.idle_ingest_cpu_pct_before_after.join(' / ')}%, net ${p.net_cpu_pct}% (${p.net_cpu_ms_per_user_s} ms per user·s), failed ${p.vusers_failed}${p.fell_behind ? `, FELL BEHIND: ${p.fell_behind}` : ''}${p.net_cpu_below_resolution ? `, ${p.net_cpu_below_resolution}` : ''}`);
     }
     const r = round_.reactive;
     const m = round_.method;
@@ -256,15 +356,16 @@ async function runLevel(study, load, users, alreadyRun = null) {
     // The first round's runs (plots and tables); every round is in `rounds`.
     reactive: first.reactive,
     method: first.method,
-    rounds: rounds.map((r) => ({ round: r.round, fell_behind: r.fell_behind, cpu_not_comparable: r.cpu_not_comparable, load_core_saturated: r.load_core_saturated, cpu_per_user_s_ratio: r.cpu_per_user_s_ratio, cpu_per_update_ratio: r.cpu_per_update_ratio, reactive: { net_cpu_ms_per_user_s: r.reactive.net_cpu_ms_per_user_s, delay_p99_ms: r.reactive.delay_p99_ms, vusers_failed: r.reactive.vusers_failed, server_cpu_pct_mean: r.reactive.server_cpu_pct_mean }, method: { net_cpu_ms_per_user_s: r.method.net_cpu_ms_per_user_s, delay_p99_ms: r.method.delay_p99_ms, vusers_failed: r.method.vusers_failed, server_cpu_pct_mean: r.method.server_cpu_pct_mean } })),
+    rounds: rounds.map((r) => ({ round: r.round, fell_behind: r.fell_behind, cpu_not_comparable: r.cpu_not_comparable, load_core_saturated: r.load_core_saturated, cpu_per_user_s_ratio: r.cpu_per_user_s_ratio, cpu_per_update_ratio: r.cpu_per_update_ratio, reactive: roundSide(r.reactive), method: roundSide(r.method) })),
     valid_rounds: valid.length,
-    fell_behind: valid.length ? null : rounds.map((r) => r.cpu_not_comparable).join(' | '),
+    // Per round, joined with "; " (never "|": it would split a Markdown table cell).
+    fell_behind: valid.length ? null : rounds.map((r) => `${rounds.length > 1 ? `round ${r.round}: ` : ''}${r.cpu_not_comparable}`).join('; '),
     reactive_to_method_cpu_per_user_s: round(median(valid.map((r) => r.cpu_per_user_s_ratio)), 3),
     reactive_to_method_cpu_per_user_s_spread: spread(valid.map((r) => r.cpu_per_user_s_ratio)),
     reactive_to_method_cpu_per_update: round(median(valid.map((r) => r.cpu_per_update_ratio)), 3),
     reactive_delay_p99_ms: median(rounds.filter((r) => r.delays_comparable).map((r) => r.reactive.delay_p99_ms)),
     method_delay_p99_ms: median(rounds.filter((r) => r.delays_comparable).map((r) => r.method.delay_p99_ms)),
-    delays_not_comparable: rounds.every((r) => !r.delays_comparable) ? rounds.map((r) => r.fell_behind || r.load_core_saturated).join(' | ') : null,
+    delays_not_comparable: rounds.every((r) => !r.delays_comparable) ? rounds.map((r) => `${rounds.length > 1 ? `round ${r.round}: ` : ''}${r.fell_behind || r.load_core_saturated}`).join('; ') : null,
     // Every round's delays, comparable or not, so a reader sees what the clients saw.
     delay_p99_ms_all_rounds: rounds.map((r) => ({ reactive: r.reactive.delay_p99_ms, method: r.method.delay_p99_ms })),
     reactive_failed_users: rounds.reduce((sum, r) => sum + (r.reactive.vusers_failed || 0), 0),
@@ -273,17 +374,25 @@ async function runLevel(study, load, users, alreadyRun = null) {
 
 runStudy('delivery', async (study) => {
   const load = study.quick
-    ? { userLevels: [10, 40, 200], rounds: 1, rampS: 5, holdS: 12, warmupS: 3, idleS: 3, browserUsers: 4, browserHoldS: 15 }
-    : { userLevels: [10, 40, 200], rounds: 3, rampS: 10, holdS: 45, warmupS: 10, idleS: 5, browserUsers: 8, browserHoldS: 30 };
+    // Quick: at 10 users the net CPU is smallest next to the ingest floor, so that level holds
+    // longest; idle floors of 4 s before and after each run.
+    ? { userLevels: [10, 40, 200], rounds: 1, rampS: 5, holdS: 12, holdByUsers: { 10: 16, 40: 12, 200: 12 }, warmupS: 8, idleS: 4, browserUsers: 4, browserHoldS: 15 }
+    : { userLevels: [10, 40, 200], rounds: 3, rampS: 10, holdS: 45, holdByUsers: {}, warmupS: 10, idleS: 5, browserUsers: 8, browserHoldS: 30 };
   const levels = [];
   if (study.quick) {
-    // One round: every level on the reactive server, then every level on the method server.
-    const runs = new Map();
+    // One round: every level on the reactive server, then every level on the method server;
+    // each run's Artillery report is collected once the next run has started.
+    const finishers = [];
     for (const path of ['reactive', 'method']) {
-      for (const users of load.userLevels) runs.set(`${path}:${users}`, await runPath(study, path, { ...load, users }));
+      for (const users of load.userLevels) {
+        const started = await runPath(study, path, { ...load, users, holdS: load.holdByUsers[users] || load.holdS });
+        finishers.push([`${path}:${users}`, started.finish]);
+      }
     }
     for (const server of quickServers.values()) await server.stop();
     quickServers.clear();
+    const runs = new Map();
+    for (const [key, finish] of finishers) runs.set(key, await finish());
     for (const users of load.userLevels) levels.push(await runLevel(study, load, users, (path) => runs.get(`${path}:${users}`)));
   } else {
     for (const users of load.userLevels) levels.push(await runLevel(study, load, users));

@@ -84,13 +84,21 @@ function plot(name) {
 
 // --- delivery --------------------------------------------------------------------------------
 
+/** "45 s", or "16 s (10 users), 12 s (40 users)" when the quick study holds levels differently. */
+function holdText(s) {
+  const byUsers = s.holdByUsers || {};
+  const levels = s.userLevels || [];
+  if (!levels.some((users) => byUsers[users] && byUsers[users] !== s.holdS)) return `${s.holdS} s`;
+  return levels.map((users) => `${byUsers[users] || s.holdS} s (${users} users)`).join(', ');
+}
+
 function renderDelivery(source) {
   const d = source.data;
   const s = d.settings;
   const lines = header('Reactive vs method delivery', source,
-    `Same dashboard (${s.dashboard}), same users and phases for both paths (tests/artillery/dashboard.yml): users arrive over ${s.rampS} s and keep the dashboard ${s.holdS} s; the server ingests ${s.ingest_per_s} packets/s (simulator), websocket compression preset \`${s.websocket_compression}\`. Method mode calls every view again ${s.method_refresh_ms} ms after each answer, like the UI. A fresh server per run, after a ${s.warmupS} s warm-up.`);
+    `Same dashboard (${s.dashboard}), same users and phases for both paths (tests/artillery/dashboard.yml): users arrive over ${s.rampS} s and keep the dashboard ${holdText(s)}; the server ingests ${s.ingest_per_s} packets/s (simulator), websocket compression preset \`${s.websocket_compression}\`. Method mode calls every view again ${s.method_refresh_ms} ms after each answer, like the UI. ${d.quick ? 'One server per path for its three levels (one round)' : `A fresh server per run, paths alternated over ${s.rounds} rounds per level`}, after a ${s.warmupS} s warm-up.`);
   lines.push('## Headline', '');
-  lines.push('"Delay" is ingest of the newest packet -> arrival at the client: for reactive, every view update (`newestPacketAt`); for method, every answer (data age). "Net CPU" subtracts the server\'s CPU with no client at all (ingest only), measured just before each run.', '');
+  lines.push('"Delay" is ingest of the newest packet -> arrival at the client: for reactive, every view update (`newestPacketAt`); for method, every answer (data age). Server CPU is read from /proc/<server pid>/stat every 200 ms with the server\'s open client connections (/proc/net/tcp): "time" and CPU are over the stretch when users were connected, and "net CPU" subtracts the server\'s CPU with no client at all (ingest only), measured right before and right after that stretch (the warm-up or the previous run\'s tail, Artillery\'s start-up, this run\'s tail); per user·s divides by the connection·seconds served. A ratio is withheld when either side fell behind or its net CPU is within the difference between the idle floor before and after.', '');
   const rows = [];
   for (const level of d.levels) {
     for (const name of ['reactive', 'method']) {
@@ -100,9 +108,24 @@ function renderDelivery(source) {
     }
   }
   lines.push(...table(['users', 'path', 'time (s)', 'server CPU mean', 'RAM mean / max (MB)', 'delay p50 (ms)', 'p95', 'p99', 'throughput (updates/s)', 'success rate', 'bytes on the wire', 'net CPU ms / update', 'net CPU ms / user·s', 'Artillery ensure'], rows));
+  if (d.levels.some((l) => l.reactive.idle_ingest_cpu_pct_before_after)) {
+    lines.push('', 'Idle floor (server CPU with ingest only) and net CPU, first round:', '');
+    lines.push(...table(['users', 'path', 'idle floor before / after (% of a core)', 'measured over (s)', 'net CPU while connected (% of a core)', 'user·s served', 'compared'],
+      d.levels.flatMap((l) => ['reactive', 'method'].map((name) => {
+        const p = l[name];
+        const ba = p.idle_ingest_cpu_pct_before_after || [];
+        const secs = p.idle_seconds_before_after || [];
+        return [l.users, name, `${fmt(ba[0], 2)} / ${fmt(ba[1], 2)}`, secs.length ? `${fmt(secs[0], 1)} / ${fmt(secs[1], 1)}` : '', fmt(p.net_cpu_pct, 2), fmt(p.user_seconds, 0), p.fell_behind ? `no: ${p.fell_behind}` : p.net_cpu_below_resolution ? `no: ${p.net_cpu_below_resolution}` : 'yes'];
+      }))));
+  }
   lines.push('', '## Targets', '');
   lines.push(...table(['users', 'reactive / method net CPU per update', 'reactive / method net CPU per user·s', 'rounds compared (spread)', 'fell behind', 'target (per user·s ≤ 0.5)'],
     d.levels.map((l) => [l.users, fmt(l.reactive_to_method_cpu_per_update, 3), fmt(l.reactive_to_method_cpu_per_user_s, 2), l.reactive_to_method_cpu_per_user_s_spread ? `${l.reactive_to_method_cpu_per_user_s_spread.n} (${fmt(l.reactive_to_method_cpu_per_user_s_spread.min, 2)}–${fmt(l.reactive_to_method_cpu_per_user_s_spread.max, 2)})` : '0', l.fell_behind || (l.rounds || []).filter((r) => r.fell_behind).map((r) => `round ${r.round}: ${r.fell_behind}`).join('; ') || 'no', verdict(l.reactive_to_method_cpu_per_user_s !== null && l.reactive_to_method_cpu_per_user_s !== undefined && l.reactive_to_method_cpu_per_user_s <= 0.5)])));
+  if (d.levels.some((l) => (l.rounds || []).length > 1)) {
+    lines.push('', 'Every round (ratios only where neither side fell behind and both net CPUs were measurable):', '');
+    lines.push(...table(['users', 'round', 'reactive net CPU ms / user·s', 'method', 'ratio', 'reactive / method delay p99 (ms)', 'why not compared'],
+      d.levels.flatMap((l) => (l.rounds || []).map((r) => [l.users, r.round, fmt(r.reactive.net_cpu_ms_per_user_s, 2), fmt(r.method.net_cpu_ms_per_user_s, 2), fmt(r.cpu_per_user_s_ratio, 2), `${fmt(r.reactive.delay_p99_ms, 0)} / ${fmt(r.method.delay_p99_ms, 0)}`, r.cpu_not_comparable || '']))));
+  }
   lines.push('', 'Per update, the reactive path is cheap because most of its updates are small (changed fields, live-feed rows); per user and second it does far more work, because it pushes every change of every view as often as the publish interval of each view allows (see the publish settings above) while the method path answers every 2 s. Both ratios are shown so neither flatters.', '');
   lines.push('## Latency details (ms)', '');
   const detailRows = [];

@@ -107,4 +107,93 @@ function summarize(samples, from = -Infinity, to = Infinity) {
   return { cpu_mean: mean('cpu'), cpu_max: max('cpu'), rss_mean_mb: mean('rssMB'), rss_max_mb: max('rssMB') };
 }
 
-module.exports = { startSampler, cpuSeconds, rssBytes, summarize, coreTimes, coreBusyPct };
+/**
+ * Open TCP connections whose LOCAL port is `port` (the server side of each client socket), from
+ * /proc/net/tcp and tcp6: how many users the server holds right now, read from outside the
+ * server so that counting costs it nothing. Null when /proc is not there.
+ */
+function establishedOnPort(port) {
+  const hex = `:${Number(port).toString(16).toUpperCase().padStart(4, '0')}`;
+  let count = 0;
+  let readable = false;
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text;
+    try { text = fs.readFileSync(file, 'utf8'); } catch (err) { continue; }
+    readable = true;
+    for (const line of text.split('\n')) {
+      // "  sl  local_address rem_address   st ..."; state 01 = ESTABLISHED
+      const fields = line.trim().split(/\s+/);
+      if (fields.length > 3 && fields[3] === '01' && fields[1].endsWith(hex)) count++;
+    }
+  }
+  return readable ? count : null;
+}
+
+/**
+ * A fine track of one server: every intervalMs, its exact CPU seconds (/proc/<pid>/stat, this
+ * process only) and how many client connections it holds. From it a study takes the CPU of the
+ * stretch when users were connected, and the ingest-only floor right before and after it, with
+ * no extra idle wait: see presence(), cpuRate(), userSeconds().
+ *   const track = startCpuTrack(pid, port); ...; const samples = track.stop();
+ */
+function startCpuTrack(pid, port, { intervalMs = 200 } = {}) {
+  const samples = [];
+  const take = () => {
+    const cpu = cpuSeconds(pid);
+    if (cpu !== null) samples.push({ t: Date.now(), cpu, conns: port ? establishedOnPort(port) : null });
+  };
+  take();
+  const timer = setInterval(take, intervalMs);
+  return {
+    samples,
+    stop() { clearInterval(timer); take(); return samples; },
+  };
+}
+
+/** CPU seconds used at time t, linearly interpolated between the track's samples (clamped at its ends). Pure. */
+function cpuAt(samples, t) {
+  if (!samples.length) return null;
+  if (t <= samples[0].t) return samples[0].cpu;
+  for (let i = 1; i < samples.length; i++) {
+    const b = samples[i];
+    if (t <= b.t) {
+      const a = samples[i - 1];
+      return b.t === a.t ? b.cpu : a.cpu + ((b.cpu - a.cpu) * (t - a.t)) / (b.t - a.t);
+    }
+  }
+  return samples[samples.length - 1].cpu;
+}
+
+/** Mean CPU % of a core between two times (null when the stretch is empty). Pure. */
+function cpuRate(samples, from, to) {
+  if (!(to > from)) return null;
+  const used = cpuAt(samples, to) - cpuAt(samples, from);
+  return (used / ((to - from) / 1000)) * 100;
+}
+
+/** First and last sample time with at least one connection, or null when none was seen. Pure. */
+function presence(samples) {
+  let first = null;
+  let last = null;
+  for (const s of samples) {
+    if (s.conns > 0) {
+      if (first === null) first = s.t;
+      last = s.t;
+    }
+  }
+  return first === null ? null : { from: first, to: last };
+}
+
+/** Connection·seconds between two times (step integral of the sampled counts): the user·seconds served. Pure. */
+function userSeconds(samples, from, to) {
+  let total = 0;
+  for (let i = 1; i < samples.length; i++) {
+    const a = samples[i - 1];
+    const start = Math.max(a.t, from);
+    const end = Math.min(samples[i].t, to);
+    if (end > start) total += (a.conns || 0) * (end - start);
+  }
+  return total / 1000;
+}
+
+module.exports = { startSampler, cpuSeconds, rssBytes, summarize, coreTimes, coreBusyPct, establishedOnPort, startCpuTrack, cpuAt, cpuRate, presence, userSeconds };
