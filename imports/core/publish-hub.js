@@ -29,6 +29,7 @@
  *   - other groups, and other subscribers' sinks, are unaffected (a throwing sink is counted).
  */
 const { paramsKey } = require('./analytics/view');
+const { splitLargeFields, CHUNK_DEFAULTS } = require('./field-chunks');
 
 const HUB_DEFAULTS = {
   // How often groups are checked for changes; also the upper bound on update rate per client.
@@ -41,6 +42,12 @@ const HUB_DEFAULTS = {
   timeRefreshMs: 10000,
   // Samples kept for publish latency percentiles.
   sampleWindow: 1024,
+  // Document lists of at least this many JSON bytes go out in content-defined chunks, one
+  // top-level field each, so a tick resends only the chunks that moved (imports/core/
+  // field-chunks.js; clients put them back with joinChunkedFields). 0 = whole fields.
+  chunkMinBytes: CHUNK_DEFAULTS.minBytes,
+  // Mean items per chunk.
+  chunkAverageItems: CHUNK_DEFAULTS.averageItems,
 };
 
 function fieldSignature(value) {
@@ -239,14 +246,20 @@ class PublishHub {
     if (!snapshot || typeof snapshot !== 'object' || Array.isArray(snapshot)) {
       throw new TypeError(`snapshot must be an object, got ${Array.isArray(snapshot) ? 'an array' : snapshot === null ? 'null' : typeof snapshot}`);
     }
-    const signatures = new Map();
+    // Big lists as stable chunks (one field each), so only the moved ones differ below.
+    const split = this.options.chunkMinBytes > 0 ? splitLargeFields(snapshot, { minBytes: this.options.chunkMinBytes, averageItems: this.options.chunkAverageItems }) : null;
+    const document = split ? split.fields : snapshot;
+    const signatures = split ? split.signatures : new Map();
     const changed = {};
     let changes = 0;
-    for (const field of Object.keys(snapshot)) {
-      const signature = fieldSignature(snapshot[field]);
-      signatures.set(field, signature);
+    for (const field of Object.keys(document)) {
+      let signature = signatures.get(field);
+      if (!split) {
+        signature = fieldSignature(document[field]);
+        signatures.set(field, signature);
+      }
       if (!initial && group.fields.get(field) !== signature) {
-        changed[field] = snapshot[field];
+        changed[field] = document[field];
         changes++;
       }
     }
@@ -258,7 +271,7 @@ class PublishHub {
     }
     group.fields = signatures;
     if (initial || changes > 0) group.initialShared = new Map(); // new document: new cache
-    group.snapshot = snapshot;
+    group.snapshot = document;
     if (initial || changes === 0) return;
     this.counters.updates++;
     const shared = new Map();

@@ -198,3 +198,51 @@ test('installSharedDeflate hands Meteor\'s permessage-deflate the shared zlib, o
   assert.match(installSharedDeflate({}, sharedDeflate).reason, /not SockJS/);
   assert.match(installSharedDeflate({ stream_server: { server: { options: { faye_server_options: null } } } }, sharedDeflate).reason, /no websocket extensions/);
 });
+
+test('a tick\'s shared writes to one session are batched: its TCP socket is corked once and uncorked after the fan-out', () => {
+  const { stringify } = stringifyCounter();
+  const deferred = [];
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, batchWrites: true, defer: (fn) => deferred.push(fn) });
+  const fakes = Array.from({ length: 3 }, () => fakePublication());
+  const log = [];
+  for (const [i, f] of fakes.entries()) {
+    const tcp = {
+      writableCorked: 0,
+      destroyed: false,
+      cork() { this.writableCorked++; log.push(`cork ${i}`); },
+      uncork() { this.writableCorked--; log.push(`uncork ${i}`); },
+      write() {},
+    };
+    f.session.socket._session = { recv: { connection: tcp } };
+    f.tcp = tcp;
+  }
+  const hub = new PublishHub((name) => (name === 'stats' ? { normalizeParams: () => ({}), versionFor: () => version, snapshot: () => ({ version, rows: version }) } : null), { publishIntervalMs: 0 });
+  let version = 1;
+  for (const f of fakes) hub.subscribe('stats', {}, sender.relay(f.publication, 'meshpulse.views', 'stats|{}'));
+  version = 2;
+  hub.tick();
+  // Joining and the tick ran in one synchronous turn here: each socket corked once, none uncorked yet.
+  assert.deepEqual(log, ['cork 0', 'cork 1', 'cork 2']);
+  assert.equal(deferred.length, 1, 'one uncork pass for the whole turn');
+  for (const f of fakes) assert.equal(f.written.length, 2, 'added, then changed, in order');
+  deferred.shift()();
+  assert.deepEqual(log.slice(3), ['uncork 0', 'uncork 1', 'uncork 2']);
+  for (const f of fakes) assert.equal(f.tcp.writableCorked, 0);
+  assert.equal(sender.stats().corkedSockets, 3);
+  // A session without a reachable TCP socket is written to as before.
+  const plain = fakePublication();
+  hub.subscribe('stats', {}, sender.relay(plain.publication, 'meshpulse.views', 'stats|{}'));
+  assert.equal(plain.written.length, 1);
+  assert.equal(deferred.length, 0, 'nothing corked, nothing to uncork');
+});
+
+test('batching off: no socket is corked', () => {
+  const { stringify } = stringifyCounter();
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, batchWrites: false, defer: () => { throw new Error('not expected'); } });
+  const f = fakePublication();
+  let corks = 0;
+  f.session.socket._session = { recv: { connection: { writableCorked: 0, cork: () => { corks++; }, uncork() {}, write() {} } } };
+  sender.relay(f.publication, 'meshpulse.views', 'stats|{}').added('stats|{}', { a: 1 }, new Map());
+  assert.equal(corks, 0);
+  assert.equal(f.written.length, 1);
+});

@@ -10,11 +10,13 @@ const { startApp, MeteorUnavailableError } = require('../helpers/meteor-app');
 const { DdpClient } = require('../helpers/ddp-client');
 const { viewDocumentId } = require('../../imports/core/view-key');
 const { createSimulator } = require('../../imports/core/simulate');
+const { joinChunkedFields } = require('../../imports/core/field-chunks');
 
 const VOLATILE = new Set(['generatedAt', 'newestPacketAt']);
 
+// A published document as the UI reads it: big lists put back together (imports/core/field-chunks.js).
 function withoutVolatile(doc) {
-  const copy = { ...doc };
+  const copy = { ...joinChunkedFields(doc) };
   for (const key of VOLATILE) delete copy[key];
   return copy;
 }
@@ -156,6 +158,8 @@ test('views over DDP: publications, methods, validation, rate limits', { timeout
       assert.ok(second.collection('meshpulse.views').get(viewDocumentId('stats', {})).transmissions > 0);
       assert.equal(second.collection('meshpulse.live').size, 10);
       assert.ok(afterJoin.sharedSends - beforeJoin.sharedSends >= 11, JSON.stringify(afterJoin));
+      // Writes are batched per session per tick (the SockJS path to the TCP socket was found).
+      assert.ok(afterJoin.corkedSockets > 0, `no socket was corked: ${JSON.stringify(afterJoin)}`);
       // Byte-for-byte what the first client holds (both came from the same cached snapshot or a later one).
       const firstDoc = withoutVolatile(client.collection('meshpulse.views').get(viewDocumentId('stats', {})));
       const secondDoc = withoutVolatile(second.collection('meshpulse.views').get(viewDocumentId('stats', {})));

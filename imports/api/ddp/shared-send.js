@@ -17,6 +17,10 @@
  *     deleting the id in the Set at `sub._documents.get(collection)`;
  *   - `session.send(msg)` is `socket.send(DDPCommon.stringifyDDP(msg))` (optionally wrapped in
  *     `_checkPublishPromiseBeforeSend`), with no message buffering or batching.
+ * Batching (optional, never needed for correctness): a session's TCP socket, at
+ * `session.socket._session.recv.connection` (SockJS), is corked for the rest of the current
+ * turn on the first shared write, so a tick's messages to that session leave in one writev;
+ * when the path is not there the writes are simply not batched (MESHPULSE_BATCH_WRITES=off: never).
  * If any of that is not as expected, or `Meteor._printSentDDP` is on, the relay falls back to
  * the public path (`this.added/changed/removed`) and says why in stats().fallbackReason.
  * tests/e2e/ddp.test.js fails loudly if the running Meteor does not take the shared path.
@@ -46,6 +50,21 @@ function inspectSend(send) {
   return { ok: true, waitsForPublish: SEND_WAITS_FOR_PUBLISH.test(source), reason: null };
 }
 
+/**
+ * The TCP socket under a session, for cork(): SockJS keeps it at `socket._session.recv.connection`
+ * (raw /websocket and SockJS-framed websockets alike; long-polling has none). null when the path
+ * is not there or does not look like a net.Socket: then writes are simply not batched.
+ */
+function tcpSocketOf(session) {
+  try {
+    const connection = session.socket._session.recv.connection;
+    if (connection && typeof connection.cork === 'function' && typeof connection.uncork === 'function' && typeof connection.write === 'function') return connection;
+  } catch {
+    // not a SockJS websocket session
+  }
+  return null;
+}
+
 function isEmpty(fields) {
   for (const key in fields) if (Object.prototype.hasOwnProperty.call(fields, key)) return false;
   return true;
@@ -55,8 +74,8 @@ function isEmpty(fields) {
  * `server`: Meteor.server (getPublicationStrategy); `stringifyDDP`: DDPCommon.stringifyDDP;
  * `meteor`: Meteor (for _printSentDDP); `enabled: false` forces the public path (A/B studies).
  */
-function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true }) {
-  const counters = { sharedSends: 0, serializations: 0, standardSends: 0, fallbackRelays: 0, sharedRelays: 0 };
+function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true, batchWrites = process.env.MESHPULSE_BATCH_WRITES !== 'off', defer = process.nextTick }) {
+  const counters = { sharedSends: 0, serializations: 0, standardSends: 0, fallbackRelays: 0, sharedRelays: 0, corkedSockets: 0, batchedWrites: 0 };
   let fallbackReason = enabled ? null : 'disabled (MESHPULSE_SHARED_SEND=off)';
   const sendShapes = new WeakMap(); // Session#send function -> inspectSend() result
 
@@ -83,10 +102,40 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true 
     return null;
   }
 
+  // A publish tick hands each session a stats change, a dozen live rows and maybe a few view
+  // changes, one websocket frame each: corking the session's TCP socket until the tick's
+  // synchronous fan-out is over turns those writes into one writev (one syscall per session per
+  // tick instead of one per message). Order is kept: corked writes leave in write order.
+  const tcpSockets = new WeakMap(); // session -> net.Socket | null
+  let corked = [];
+  const uncorkAll = () => {
+    const sockets = corked;
+    corked = [];
+    for (const socket of sockets) {
+      try { socket.uncork(); } catch { /* a socket closed meanwhile has nothing to flush */ }
+    }
+  };
+  function corkFor(session) {
+    let socket = tcpSockets.get(session);
+    if (socket === undefined) {
+      socket = tcpSocketOf(session);
+      tcpSockets.set(session, socket);
+    }
+    if (!socket || socket.writableCorked > 0 || socket.destroyed) return;
+    socket.cork();
+    counters.corkedSockets++;
+    if (corked.length === 0) defer(uncorkAll);
+    corked.push(socket);
+  }
+
   function write(session, waitsForPublish, text) {
     if (waitsForPublish) {
       session._checkPublishPromiseBeforeSend(() => { if (session.socket) session.socket.send(text); });
     } else if (session.socket) {
+      if (batchWrites) {
+        corkFor(session);
+        counters.batchedWrites++;
+      }
       session.socket.send(text);
     }
   }
@@ -186,4 +235,4 @@ function installSharedDeflate(server, sharedDeflate) {
   return { installed: true, reason: null };
 }
 
-module.exports = { createSharedSender, inspectSend, installSharedDeflate };
+module.exports = { createSharedSender, inspectSend, installSharedDeflate, tcpSocketOf };

@@ -40,6 +40,9 @@ function subscribeOrFail(publication, hub, sharedSender, viewName, paramsOf, col
 }
 
 export function registerViewPublications({ hub, viewNames, settings, sharedSender }) {
+  // Big lists go out as chunks unless turned off (A/B studies): settings.publish.chunkFields
+  // false or MESHPULSE_CHUNK_FIELDS=off sends every field whole, as before.
+  if (settings.publish.chunkFields === false || process.env.MESHPULSE_CHUNK_FIELDS === 'off') hub.options.chunkMinBytes = 0;
   const names = [];
   for (const viewName of viewNames) {
     const name = `view.${viewName}`;
