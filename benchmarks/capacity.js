@@ -20,6 +20,28 @@ const { SERVER_CPU, LOAD_CPU } = require('./lib/study');
 const { websocketCompressionEnv, DEFAULT_PRESET } = require('../imports/core/compression');
 
 const INGEST_PER_S = 50;
+// The load generator counts as saturated when its per-second CPU stayed at or above this...
+const SATURATED_CPU_PCT = 95;
+// ...for at least this many consecutive samples: its users' arrivals were measured, not the server.
+const SATURATED_RUN_S = 3;
+
+/** Seconds (samples) of `series` in [from, to] at >= SATURATED_CPU_PCT: { seconds, longest }. */
+function saturatedSeconds(series, from, to) {
+  let seconds = 0;
+  let longest = 0;
+  let current = 0;
+  for (const sample of series) {
+    if (sample.t < from || sample.t > to) continue;
+    if (sample.cpu >= SATURATED_CPU_PCT) {
+      seconds++;
+      current++;
+      longest = Math.max(longest, current);
+    } else {
+      current = 0;
+    }
+  }
+  return { seconds, longest };
+}
 const HOLD_S = 5;
 const round = (value, digits = 2) => (value === null || value === undefined || !Number.isFinite(value) ? null : Math.round(value * 10 ** digits) / 10 ** digits);
 
@@ -91,8 +113,15 @@ async function runPath(study, path, { rates, stepS }) {
       };
       // A failed step while the load core was saturated measured the load generator, not the server.
       // So did one while other work kept the server's core busy (the server waited for its core).
+      // The whole-step means above include Artillery's own start-up and the hold's quiet end
+      // (a 10 s step runs ~30 s): a generator pinned at 100% for the 14 s the users arrived
+      // averaged 51%. So the per-second samples of the Artillery process count too.
+      const saturated = saturatedSeconds(sampler.series.load || [], run.startedAt, run.endedAt);
+      step.load_saturated_s = saturated.seconds;
+      step.load_saturated_longest_s = saturated.longest;
       const starved = [];
       if (loadCoreBusy !== null && loadCoreBusy >= 90) starved.push(`load core ${loadCoreBusy}% busy (Artillery ${step.load_cpu.cpu_mean}% mean)`);
+      else if (saturated.longest >= SATURATED_RUN_S) starved.push(`load generator at >= ${SATURATED_CPU_PCT}% of its core for ${saturated.longest} s in a row (${saturated.seconds} s in all; the server at most ${step.server_cpu_max_pct}%)`);
       if (serverCoreBusy !== null && serverCoreBusy >= 90 && serverCoreBusy - step.server_cpu_pct >= 20) starved.push(`server core ${serverCoreBusy}% busy, the server ${step.server_cpu_pct}% of it`);
       step.fell_behind = !step.passed && starved.length ? starved.join('; ') : null;
       steps.push(step);
