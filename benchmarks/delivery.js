@@ -29,7 +29,7 @@ const fs = require('fs');
 const http = require('http');
 const { runStudy, sleep } = require('./lib/study');
 const { runArtillery } = require('./lib/artillery');
-const { startSampler, cpuSeconds, summarize, coreTimes, coreBusyPct, startCpuTrack, cpuAt, cpuRate, presence, userSeconds } = require('./lib/sampler');
+const { startSampler, cpuSeconds, summarize, coreTimes, coreBusyPct, coreBusyBetween, startCpuTrack, cpuAt, cpuRate, presence, userSeconds } = require('./lib/sampler');
 const { SERVER_CPU, LOAD_CPU } = require('./lib/study');
 const { websocketCompressionEnv, DEFAULT_PRESET } = require('../imports/core/compression');
 
@@ -123,7 +123,7 @@ async function runPath(study, path, load) {
   const { server, shared } = await serverFor(study, path, load);
   const idleBefore = server.lastIdle;
   const sampler = startSampler({ server: server.pid });
-  const track = startCpuTrack(server.pid, server.port);
+  const track = startCpuTrack(server.pid, server.port, { cores: [SERVER_CPU, LOAD_CPU] });
   const coresBefore = coreTimes();
   study.log(`${path}: ${load.users} users over ${load.rampS} s, each for ${load.holdS} s`);
   const startedAt = Date.now();
@@ -195,16 +195,22 @@ async function runPath(study, path, load) {
   const loadCpu = summarize(series.load || [], startedAt, tailTo);
   const failed = counters['vusers.failed'] || 0;
   const serverCpuPct = durationS > 0 ? (serverCpuS / durationS) * 100 : null;
+  // How busy the two cores were while users were connected, whoever used them.
+  const windowCoreBusy = { server: coreBusyBetween(samples, SERVER_CPU, window.from, window.to), load: coreBusyBetween(samples, LOAD_CPU, window.from, window.to) };
   // Why this run cannot be compared (it measured a queue, not the path), or null.
   const behind = [];
   if (!seen) behind.push('no client connection was seen on the server');
   if (failed > 0) behind.push(`${failed} users failed`);
   if (serverCpuPct >= 90) behind.push(`server saturated (${round(serverCpuPct, 1)}% of its core while users were connected)`);
   if (loadCpu.cpu_mean !== null && loadCpu.cpu_mean !== undefined && loadCpu.cpu_mean >= 90) behind.push(`load generator saturated (${loadCpu.cpu_mean}%)`);
+  // Other work on the server's core (a shared machine): the server waited for the core, so it
+  // batched or delayed what it would have sent, and its CPU is not what the path costs.
+  if (windowCoreBusy.server !== null && windowCoreBusy.server >= 95 && serverCpuPct < 90) behind.push(`server core ${windowCoreBusy.server}% busy while users were connected, the server ${round(serverCpuPct, 1)}% of it (other work beside the server)`);
   // A saturated load core (Artillery itself at 200 users, or other work on a shared machine)
   // delays what the clients see, not what the server spends: it withholds the delay
   // comparison, not the CPU ratio.
-  const loadCoreSaturated = loadCoreBusy !== null && loadCoreBusy >= 95 ? `load core ${loadCoreBusy}% busy (Artillery ${loadCpu.cpu_mean}% of it)` : null;
+  const loadBusy = windowCoreBusy.load !== null ? windowCoreBusy.load : loadCoreBusy;
+  const loadCoreSaturated = loadBusy !== null && loadBusy >= 95 ? `load core ${loadBusy}% busy (Artillery ${loadCpu.cpu_mean}% of it)` : null;
   if (delay.p99 !== undefined && delay.p99 > 2000) behind.push(`delay p99 ${delay.p99} ms > 2000 ms`);
   const netCpuPct = durationS > 0 ? (netCpuS / durationS) * 100 : 0;
   // Net CPU no larger than the idle floor's own wobble: too small to compare, not zero.
@@ -254,6 +260,7 @@ async function runPath(study, path, load) {
     bytes_payload: counters['ddp.bytes_payload'] || 0,
     load_generator_cpu: loadCpu,
     cores_busy_pct: { server: serverCoreBusy, load: loadCoreBusy },
+    cores_busy_pct_while_connected: windowCoreBusy,
     shared_send: health ? health.sharedSend || null : null,
     shared_deflate: health ? health.sharedDeflate || null : null,
     publish: health && health.publish ? { ticks: health.publish.ticks, snapshots: health.publish.snapshots, updates: health.publish.updates, snapshotMs: health.publish.snapshotMs } : null,

@@ -52,3 +52,13 @@ test('establishedOnPort counts nothing on a port no one uses', () => {
   const count = establishedOnPort(1);
   assert.ok(count === 0 || count === null);
 });
+
+test('coreBusyBetween takes the busy share of a core from the first to the last sample inside the stretch', () => {
+  const samples = [0, 1, 2, 3].map((i) => ({ t: i * 1000, cpu: 0, conns: 0, cores: { 0: { busy: i * 30, total: i * 100 } } }));
+  samples[3].cores[0] = { busy: 60 + 70, total: 300 }; // the last second 70% busy
+  const { coreBusyBetween } = require('../benchmarks/lib/sampler');
+  assert.strictEqual(coreBusyBetween(samples, 0, 0, 2000), 30);
+  assert.strictEqual(coreBusyBetween(samples, 0, 2000, 3000), 70);
+  assert.strictEqual(coreBusyBetween(samples, 1, 0, 3000), null);
+  assert.strictEqual(coreBusyBetween(samples, 0, 500, 900), null);
+});

@@ -136,11 +136,18 @@ function establishedOnPort(port) {
  * no extra idle wait: see presence(), cpuRate(), userSeconds().
  *   const track = startCpuTrack(pid, port); ...; const samples = track.stop();
  */
-function startCpuTrack(pid, port, { intervalMs = 200 } = {}) {
+function startCpuTrack(pid, port, { intervalMs = 200, cores = [] } = {}) {
   const samples = [];
   const take = () => {
     const cpu = cpuSeconds(pid);
-    if (cpu !== null) samples.push({ t: Date.now(), cpu, conns: port ? establishedOnPort(port) : null });
+    if (cpu === null) return;
+    const sample = { t: Date.now(), cpu, conns: port ? establishedOnPort(port) : null };
+    // The cores' own busy/total ticks, to tell how busy they were over the same stretch.
+    if (cores.length) {
+      const all = coreTimes();
+      sample.cores = Object.fromEntries(cores.map((core) => [core, all[core] || null]));
+    }
+    samples.push(sample);
   };
   take();
   const timer = setInterval(take, intervalMs);
@@ -184,6 +191,13 @@ function presence(samples) {
   return first === null ? null : { from: first, to: last };
 }
 
+/** Busy % of `core` between the track's samples nearest (at or inside) two times, or null. Pure. */
+function coreBusyBetween(samples, core, from, to) {
+  const inside = samples.filter((s) => s.t >= from && s.t <= to && s.cores && s.cores[core]);
+  if (inside.length < 2) return null;
+  return coreBusyPct({ [core]: inside[0].cores[core] }, { [core]: inside[inside.length - 1].cores[core] }, core);
+}
+
 /** Connection·seconds between two times (step integral of the sampled counts): the user·seconds served. Pure. */
 function userSeconds(samples, from, to) {
   let total = 0;
@@ -196,4 +210,4 @@ function userSeconds(samples, from, to) {
   return total / 1000;
 }
 
-module.exports = { startSampler, cpuSeconds, rssBytes, summarize, coreTimes, coreBusyPct, establishedOnPort, startCpuTrack, cpuAt, cpuRate, presence, userSeconds };
+module.exports = { startSampler, cpuSeconds, rssBytes, summarize, coreTimes, coreBusyPct, coreBusyBetween, establishedOnPort, startCpuTrack, cpuAt, cpuRate, presence, userSeconds };
