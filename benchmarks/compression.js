@@ -8,8 +8,11 @@
  * meteor-default-per-session (Meteor's defaults with MESHPULSE_SHARED_DEFLATE=off: every
  * session runs its own zlib stream, as Meteor does by itself; the other runs use the shared
  * deflate of imports/core/shared-deflate.js, which compresses each distinct message once and
- * sends messages under 1 KB as stored blocks). --quick: off, meteor-default and
- * meteor-default-per-session, 2 rounds of 12 s (≤ 4 min). The
+ * sends messages under 1 KB as stored blocks). `meteor-default` is what `npm start` sets
+ * (scripts/start.js: with the shared deflate on, memLevel 8 and a full window over Meteor's other
+ * defaults); meteor-default-unset leaves the variable unset (Meteor's own defaults, shared
+ * deflate on). --quick: off, meteor-default, meteor-default-unset and meteor-default-per-session,
+ * 2 rounds of 12 s (≤ 4 min). The
  * variable is read once at start-up, so each measurement is its own server (core 0, simulator
  * 50 packets/s) with the same dashboard subscribers (the Artillery processor's dashboard:
  * 5 views + the live feed; 20 clients on core 1). Presets run in rounds whose order alternates
@@ -20,7 +23,8 @@
  */
 const { runStudy, sleep } = require('./lib/study');
 const { createClientPool, measureWindow } = require('./lib/client-pool');
-const { WEBSOCKET_COMPRESSION_PRESETS, DEFAULT_PRESET, websocketCompressionEnv, supportsThreshold } = require('../imports/core/compression');
+const { WEBSOCKET_COMPRESSION_PRESETS, DEFAULT_PRESET, supportsThreshold } = require('../imports/core/compression');
+const { websocketCompressionFor } = require('../scripts/start');
 const { dashboardSubscriptions } = require('../tests/artillery/processor');
 
 const INGEST_PER_S = 50;
@@ -35,13 +39,22 @@ const EXPERIMENTS = {
   'fast-keep-context': { level: 1, memLevel: 8, maxWindowBits: 15 },
   // Meteor's defaults, each session deflating on its own (the shared deflate turned off).
   'meteor-default-per-session': { preset: 'meteor-default', env: { MESHPULSE_SHARED_DEFLATE: 'off' } },
+  // The variable left unset (Meteor's own defaults: on 3.1.1+ memLevel 1 and the smallest
+  // window) with the shared deflate: what meteor-default was before npm start set the window.
+  'meteor-default-unset': { unset: true },
 };
 
+/**
+ * SERVER_WEBSOCKET_COMPRESSION for a preset or experiment (undefined: unset). Presets go through
+ * the same function as `npm start` (scripts/start.js), so `meteor-default` here is what a user
+ * gets: with the shared deflate on, its full window and memLevel.
+ */
 function envFor(name, meteorVersion) {
   const experiment = EXPERIMENTS[name];
-  if (experiment && experiment.preset) return websocketCompressionEnv(experiment.preset, meteorVersion);
-  if (experiment) return JSON.stringify(experiment);
-  return websocketCompressionEnv(name, meteorVersion);
+  if (experiment && experiment.unset) return undefined;
+  if (experiment && !experiment.preset) return JSON.stringify(experiment);
+  const preset = experiment ? experiment.preset : name;
+  return websocketCompressionFor({ compression: preset, compressionChosen: true }, meteorVersion, extraEnvFor(name), null).value;
 }
 
 /** Other variables a run sets beside SERVER_WEBSOCKET_COMPRESSION. */
@@ -86,13 +99,20 @@ async function measurePreset(study, preset, windowS) {
   }
 }
 
+function median(values) {
+  const sorted = values.filter((v) => v !== null && v !== undefined && Number.isFinite(v)).sort((a, b) => a - b);
+  if (!sorted.length) return null;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
 function mean(values) {
   const usable = values.filter((v) => v !== null && v !== undefined && Number.isFinite(v));
   return usable.length ? usable.reduce((a, b) => a + b, 0) / usable.length : null;
 }
 
 runStudy('compression', async (study) => {
-  const presets = study.quick ? ['off', DEFAULT_PRESET, 'meteor-default-per-session'] : [...Object.keys(WEBSOCKET_COMPRESSION_PRESETS), ...Object.keys(EXPERIMENTS)];
+  const presets = study.quick ? ['off', DEFAULT_PRESET, 'meteor-default-unset', 'meteor-default-per-session'] : [...Object.keys(WEBSOCKET_COMPRESSION_PRESETS), ...Object.keys(EXPERIMENTS)];
   const rounds = study.quick ? 2 : 3;
   const windowS = study.quick ? 12 : 20;
   const bundle = await study.bundle();
@@ -112,6 +132,8 @@ runStudy('compression', async (study) => {
       env: mine[0].env,
       server_cpu_pct: round(mean(mine.map((m) => m.server_cpu_pct)), 1),
       server_cpu_pct_rounds: mine.map((m) => m.server_cpu_pct),
+      server_cpu_pct_median: round(median(mine.map((m) => m.server_cpu_pct)), 1),
+      large_wire_to_payload_rounds: mine.map((m) => m.large.wire_to_payload),
       delay_p99_ms: round(mean(mine.map((m) => m.delay_p99_ms)), 1),
       wire_bytes_per_s: Math.round(mean(mine.map((m) => m.wire_bytes_per_s))),
       payload_bytes_per_s: Math.round(mean(mine.map((m) => m.payload_bytes_per_s))),
@@ -128,14 +150,24 @@ runStudy('compression', async (study) => {
     s.total_bytes_saved_vs_off = off.wire_bytes_per_s && off.payload_bytes_per_s ? round(1 - (s.wire_bytes_per_s / s.payload_bytes_per_s) / (off.wire_bytes_per_s / off.payload_bytes_per_s), 4) : null;
     s.cpu_overhead_vs_off = off.server_cpu_pct ? round(s.server_cpu_pct / off.server_cpu_pct - 1, 4) : null;
     s.cpu_points_over_off = round(s.server_cpu_pct - off.server_cpu_pct, 1);
+    // Per round against that round's off run (rounds alternate the order, so each pair ran
+    // close together): the spread a reader needs beside the mean.
+    const pairs = runs.filter((run) => run.preset === preset).map((run) => [run, runs.find((o) => o.preset === 'off' && o.round === run.round)]).filter(([, o]) => o);
+    s.cpu_points_over_off_rounds = pairs.map(([run, o]) => round(run.server_cpu_pct - o.server_cpu_pct, 1));
+    s.large_bytes_saved_vs_off_rounds = pairs.map(([run, o]) => (o.large.wire_to_payload ? round(1 - run.large.wire_to_payload / o.large.wire_to_payload, 4) : null));
+    s.cpu_points_over_off_median = round(median(s.cpu_points_over_off_rounds), 1);
   }
   const chosen = summary[DEFAULT_PRESET];
-  const thresholdSupported = supportsThreshold(bundle.meteorVersion);
+  // Which package the server configured, as its shared deflate probed it (/api/health): the
+  // release number alone misses a build with a newer stream_server.js swapped in.
+  const probed = runs.map((run) => run.shared_deflate && run.shared_deflate.package).find(Boolean) || null;
+  const thresholdSupported = probed ? probed === 'permessage-deflate2' : supportsThreshold(bundle.meteorVersion);
   return {
     settings: { ingest_per_s: INGEST_PER_S, clients: CLIENTS, window_s: windowS, rounds, small_message_bytes: '< 1024 (payload)', dashboard: dashboardSubscriptions({ vars: {} }), default_preset: DEFAULT_PRESET, presets: WEBSOCKET_COMPRESSION_PRESETS, experiments: EXPERIMENTS },
     threshold_supported: thresholdSupported,
+    websocket_package: probed,
     threshold_note: thresholdSupported
-      ? 'This Meteor release accepts `threshold`: small messages should travel uncompressed under threshold presets.'
+      ? `${bundle.meteorVersion} configures permessage-deflate2, which takes \`threshold\` (Meteor's default 1024): messages under it travel as plain frames${probed ? ' (package probed by the shared deflate at start-up)' : ''}.`
       : `${bundle.meteorVersion} passes SERVER_WEBSOCKET_COMPRESSION straight to permessage-deflate, which rejects \`threshold\`; websocketCompressionEnv drops it, so every message is deflated under every preset but off. The threshold behaviour cannot be shown on this release (Meteor 3.1.1+ needed); small vs large bytes are measured anyway.`,
     summary,
     runs,

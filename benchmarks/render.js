@@ -236,6 +236,18 @@ function renderCompression(source) {
   const compressing = presets.filter((name) => name !== 'off');
   const cheapest = compressing.reduce((best, name) => (d.summary[name].server_cpu_pct < d.summary[best].server_cpu_pct ? name : best), compressing[0]);
   const smallest = compressing.reduce((best, name) => (d.summary[name].large_wire_to_payload < d.summary[best].large_wire_to_payload ? name : best), compressing[0]);
+  if (presets.some((name) => (d.summary[name].cpu_points_over_off_rounds || []).length)) {
+    const spreadOf = (values, digits, unit) => {
+      const kept = (values || []).filter((v) => v !== null && v !== undefined);
+      return kept.length ? `${fmt(Math.min(...kept), digits)}${unit} – ${fmt(Math.max(...kept), digits)}${unit}` : 'n/a';
+    };
+    lines.push('', `Per round, against the same round's \`off\` run (${s.rounds} rounds; median and spread):`, '');
+    lines.push(...table(['preset', 'CPU points over off, median', 'spread', 'large bytes saved vs off, per round'],
+      presets.filter((name) => name !== 'off').map((name) => {
+        const p = d.summary[name];
+        return [`\`${name}\``, fmt(p.cpu_points_over_off_median, 1), spreadOf(p.cpu_points_over_off_rounds, 1, ''), (p.large_bytes_saved_vs_off_rounds || []).map((v) => pct(v)).join(', ')];
+      })));
+  }
   lines.push('', `Cheapest compressing variant in CPU: \`${cheapest}\` (+${fmt(d.summary[cheapest].cpu_points_over_off, 1)} points over off, ${pct(d.summary[cheapest].large_bytes_saved_vs_off)} of large-message bytes saved). Best ratio: \`${smallest}\` (${pct(d.summary[smallest].large_bytes_saved_vs_off)} saved, +${fmt(d.summary[smallest].cpu_points_over_off, 1)} points). Variants with \`noContextTakeover\` start a fresh deflate stream for every message of every connection.`);
   lines.push('', '## Targets', '');
   lines.push(...table(['target', 'measured', ''], Object.values(d.targets).map((t) => [t.target, typeof t.measured === 'number' ? pct(t.measured) : fmt(t.measured), verdict(t.met)])));

@@ -5,7 +5,7 @@
  * own MongoDB, settings.json), with a websocket compression preset, a DDP transport and
  * Meteor's async queue knobs passed through the environment variables Meteor reads at start-up.
  *
- *   npm start                                   # preset meteor-default, port 3000
+ *   npm start                                   # preset meteor-default (with the shared deflate's window), port 3000
  *   npm start -- --compression off --port 3100  # any preset: off, meteor-default, threshold-fast, balanced
  *   npm start -- --transport uws                # DDP transport: ws (Meteor's default) or uws (Meteor 3.5+)
  *   npm start -- --queue-batch 64 --queue-concurrency 8
@@ -38,6 +38,9 @@ class UsageError extends Error {}
 function parseArgs(argv, env = process.env) {
   const options = {
     compression: env.MESHPULSE_COMPRESSION || DEFAULT_PRESET,
+    // Whether a preset was asked for (flag or MESHPULSE_COMPRESSION): if not, a
+    // SERVER_WEBSOCKET_COMPRESSION already in the environment is the user's choice and stays.
+    compressionChosen: Boolean(env.MESHPULSE_COMPRESSION),
     transport: null, // null: not asked for; DDP_TRANSPORT from the environment, if any, stays
     port: env.PORT || '3000',
     passthrough: [],
@@ -51,7 +54,7 @@ function parseArgs(argv, env = process.env) {
     const arg = argv[i];
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     const take = () => (inline !== undefined ? inline : value(i++, flag));
-    if (flag === '--compression') options.compression = take();
+    if (flag === '--compression') { options.compression = take(); options.compressionChosen = true; }
     else if (flag === '--transport') options.transport = take();
     else if (flag === '--port') options.port = take();
     else if (flag === '--queue-batch') options.queueBatch = take();
@@ -65,6 +68,50 @@ function parseArgs(argv, env = process.env) {
   return options;
 }
 
+/**
+ * What `meteor-default` sets when the shared deflate (imports/core/shared-deflate.js) is on:
+ * Meteor's defaults except the window and memLevel. Meteor 3.1.1+ spreads this over its own
+ * defaults (threshold 1024, level 1, no context takeover stay) in place of memLevel 1 and the
+ * smallest window (8 bits, which Node's deflateRaw turns into 9), which kept large view documents
+ * at 58% saved on the lab build; the shared deflate compresses each distinct message once for
+ * every session, so a full window costs one zlib call per message, not one per session. The
+ * server then announces no server_max_window_bits of its own (15 is the most a client can
+ * expect), and when a client asks for fewer bits permessage-deflate negotiates them and hands
+ * them to the shared deflate, which uses them (RFC 7692 7.1.2.1). On Meteor 3.0.x these are
+ * permessage-deflate's own defaults: nothing changes there.
+ */
+const SHARED_DEFLATE_COMPRESSION = { memLevel: 8, maxWindowBits: 15 };
+
+/** Whether the server will install the shared deflate: MESHPULSE_SHARED_DEFLATE, else settings publish.sharedDeflate (default on). Pure. */
+function sharedDeflateOn(env, settings) {
+  if (env.MESHPULSE_SHARED_DEFLATE !== undefined && env.MESHPULSE_SHARED_DEFLATE !== '') return env.MESHPULSE_SHARED_DEFLATE !== 'off';
+  return !(settings && settings.publish && settings.publish.sharedDeflate === false);
+}
+
+/**
+ * SERVER_WEBSOCKET_COMPRESSION for `npm start` (undefined: leave it unset) and the line that
+ * says so. Pure; throws on an unknown preset or a variable from the environment that is not JSON.
+ * Order: an explicit preset (--compression, MESHPULSE_COMPRESSION); else the variable already set
+ * by the user; else meteor-default, with the shared deflate's window when the shared deflate is on.
+ */
+function websocketCompressionFor(options, meteorVersion, baseEnv = {}, settings = null) {
+  const inherited = baseEnv.SERVER_WEBSOCKET_COMPRESSION;
+  if (!options.compressionChosen && inherited !== undefined && inherited !== '') {
+    try {
+      JSON.parse(inherited);
+    } catch (err) {
+      throw new Error(`SERVER_WEBSOCKET_COMPRESSION in the environment is not JSON (${err.message}); unset it or use --compression`);
+    }
+    return { value: inherited, line: `websocket compression: SERVER_WEBSOCKET_COMPRESSION=${inherited} (from the environment)` };
+  }
+  const value = websocketCompressionEnv(options.compression, meteorVersion);
+  if (value === undefined && options.compression === DEFAULT_PRESET && sharedDeflateOn(baseEnv, settings)) {
+    const shared = JSON.stringify(SHARED_DEFLATE_COMPRESSION);
+    return { value: shared, line: `websocket compression: ${options.compression} with the shared deflate's full window (SERVER_WEBSOCKET_COMPRESSION=${shared}; Meteor's other defaults kept)` };
+  }
+  return { value, line: `websocket compression: ${options.compression}${value === undefined ? ' (SERVER_WEBSOCKET_COMPRESSION unset)' : ` (SERVER_WEBSOCKET_COMPRESSION=${value})`}` };
+}
+
 function atLeast(version, minimum) {
   for (let i = 0; i < 3; i++) if (version[i] !== minimum[i]) return version[i] > minimum[i];
   return true;
@@ -72,15 +119,16 @@ function atLeast(version, minimum) {
 
 /**
  * The environment for `meteor run` and one line per choice it encodes. Pure: throws on an
- * unknown compression preset. `meteorVersion` is `meteor --version`'s output ("Meteor 3.0.4").
+ * unknown compression preset. `meteorVersion` is `meteor --version`'s output ("Meteor 3.0.4");
+ * `settings` the parsed settings file (its publish.sharedDeflate), or null.
  */
-function buildEnv(options, meteorVersion, baseEnv = process.env) {
+function buildEnv(options, meteorVersion, baseEnv = process.env, settings = null) {
   const env = { ...baseEnv };
   const notes = [];
-  const compression = websocketCompressionEnv(options.compression, meteorVersion);
-  if (compression === undefined) delete env.SERVER_WEBSOCKET_COMPRESSION;
-  else env.SERVER_WEBSOCKET_COMPRESSION = compression;
-  notes.push(`websocket compression: ${options.compression}${compression === undefined ? ' (SERVER_WEBSOCKET_COMPRESSION unset)' : ` (SERVER_WEBSOCKET_COMPRESSION=${compression})`}`);
+  const compression = websocketCompressionFor(options, meteorVersion, baseEnv, settings);
+  if (compression.value === undefined) delete env.SERVER_WEBSOCKET_COMPRESSION;
+  else env.SERVER_WEBSOCKET_COMPRESSION = compression.value;
+  notes.push(compression.line);
 
   const version = parseRelease(meteorVersion);
   const readsTransport = version ? atLeast(version, TRANSPORT_SINCE) : true; // unknown: assume current Meteor
@@ -204,9 +252,20 @@ function main() {
     ].join('\n'));
     process.exit(1);
   }
+  const settingsFile = options.settings || path.join(ROOT, 'settings.json');
+  if (!fs.existsSync(settingsFile)) {
+    console.error(`npm start: settings file not found: ${settingsFile}`);
+    process.exit(2);
+  }
+  let settings = null;
+  try {
+    settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+  } catch (err) {
+    // Meteor says what is wrong with it; here it only decides the shared deflate's default.
+  }
   let built;
   try {
-    built = buildEnv(options, meteor.version);
+    built = buildEnv(options, meteor.version, process.env, settings);
   } catch (err) {
     console.error(`npm start: ${err.message}`);
     process.exit(2);
@@ -216,11 +275,6 @@ function main() {
   if (!mongo.ok) {
     console.error(mongo.line);
     process.exit(1);
-  }
-  const settingsFile = options.settings || path.join(ROOT, 'settings.json');
-  if (!fs.existsSync(settingsFile)) {
-    console.error(`npm start: settings file not found: ${settingsFile}`);
-    process.exit(2);
   }
   const args = ['run', '--settings', settingsFile, '--port', String(options.port), ...options.passthrough];
   console.log(`${meteor.version}: meteor ${args.join(' ')}`);
@@ -273,6 +327,6 @@ function main() {
   });
 }
 
-module.exports = { parseArgs, buildEnv, mongoPlan, mongoFailureInOutput, redactMongoUrl, findBundledMongod, TRANSPORTS, UsageError };
+module.exports = { parseArgs, buildEnv, websocketCompressionFor, sharedDeflateOn, SHARED_DEFLATE_COMPRESSION, mongoPlan, mongoFailureInOutput, redactMongoUrl, findBundledMongod, TRANSPORTS, UsageError };
 
 if (require.main === module) main();

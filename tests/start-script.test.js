@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { parseArgs, buildEnv, mongoPlan, mongoFailureInOutput, redactMongoUrl, findBundledMongod, UsageError } = require('../scripts/start');
+const { parseArgs, buildEnv, websocketCompressionFor, sharedDeflateOn, SHARED_DEFLATE_COMPRESSION, mongoPlan, mongoFailureInOutput, redactMongoUrl, findBundledMongod, UsageError } = require('../scripts/start');
 
 test('parseArgs: defaults, flags in both spellings, the rest passed to meteor run', () => {
   const defaults = parseArgs([], {});
@@ -44,9 +44,43 @@ test('buildEnv: compression preset, queue knobs, and the base environment kept',
   assert.ok(notes.some((line) => /websocket compression: off/.test(line)));
   assert.ok(notes.some((line) => /METEOR_ASYNC_QUEUE_BATCH_SIZE=64/.test(line)));
 
-  const defaults = buildEnv(parseArgs([], {}), 'Meteor 3.1.1', { SERVER_WEBSOCKET_COMPRESSION: 'x' });
-  assert.equal('SERVER_WEBSOCKET_COMPRESSION' in defaults.env, false, 'the default preset leaves Meteor its own defaults');
   assert.throws(() => buildEnv(parseArgs(['--compression', 'gzip'], {}), 'Meteor 3.1.1', {}), /unknown compression preset "gzip"/);
+});
+
+test('buildEnv: meteor-default sets the shared deflate\'s window and memLevel, only while the shared deflate is on', () => {
+  for (const release of ['Meteor 3.0.4', 'Meteor 3.1.1', 'Meteor 3.5.2']) {
+    const { env, notes } = buildEnv(parseArgs([], {}), release, {});
+    assert.deepEqual(JSON.parse(env.SERVER_WEBSOCKET_COMPRESSION), { memLevel: 8, maxWindowBits: 15 }, release);
+    assert.ok(notes.some((line) => /meteor-default with the shared deflate's full window/.test(line)), notes.join('\n'));
+  }
+  // Meteor 3.1.1+ spreads it over its own defaults: threshold, level and no context takeover stay.
+  assert.equal('threshold' in SHARED_DEFLATE_COMPRESSION, false);
+  assert.equal('level' in SHARED_DEFLATE_COMPRESSION, false);
+  // Per-session zlib with a full window and no context takeover would cost every session a
+  // fresh 256 KB deflate state per message: without the shared deflate, Meteor's defaults stay.
+  const envOff = buildEnv(parseArgs([], {}), 'Meteor 3.1.1', { MESHPULSE_SHARED_DEFLATE: 'off' });
+  assert.equal('SERVER_WEBSOCKET_COMPRESSION' in envOff.env, false);
+  assert.ok(envOff.notes.includes('websocket compression: meteor-default (SERVER_WEBSOCKET_COMPRESSION unset)'), envOff.notes.join('\n'));
+  const settingsOff = buildEnv(parseArgs([], {}), 'Meteor 3.1.1', {}, { publish: { sharedDeflate: false } });
+  assert.equal('SERVER_WEBSOCKET_COMPRESSION' in settingsOff.env, false);
+  // The environment variable wins over the settings file, as on the server (imports/core/settings.js).
+  assert.ok(buildEnv(parseArgs([], {}), 'Meteor 3.1.1', { MESHPULSE_SHARED_DEFLATE: 'on' }, { publish: { sharedDeflate: false } }).env.SERVER_WEBSOCKET_COMPRESSION);
+  assert.equal(sharedDeflateOn({}, null), true);
+  // Other presets are what they say, shared deflate or not.
+  assert.equal(buildEnv(parseArgs(['--compression', 'off'], {}), 'Meteor 3.1.1', {}).env.SERVER_WEBSOCKET_COMPRESSION, 'false');
+  assert.equal(buildEnv(parseArgs(['--compression', 'meteor-default'], {}), 'Meteor 3.1.1', {}).env.SERVER_WEBSOCKET_COMPRESSION, JSON.stringify(SHARED_DEFLATE_COMPRESSION));
+});
+
+test('buildEnv: a SERVER_WEBSOCKET_COMPRESSION the user set stays unless a preset is asked for; one that is not JSON is a clear error', () => {
+  const kept = buildEnv(parseArgs([], {}), 'Meteor 3.1.1', { SERVER_WEBSOCKET_COMPRESSION: '{"level":6}' });
+  assert.equal(kept.env.SERVER_WEBSOCKET_COMPRESSION, '{"level":6}');
+  assert.ok(kept.notes.includes('websocket compression: SERVER_WEBSOCKET_COMPRESSION={"level":6} (from the environment)'), kept.notes.join('\n'));
+  const chosen = buildEnv(parseArgs(['--compression', 'meteor-default'], {}), 'Meteor 3.1.1', { SERVER_WEBSOCKET_COMPRESSION: '{"level":6}' });
+  assert.equal(chosen.env.SERVER_WEBSOCKET_COMPRESSION, JSON.stringify(SHARED_DEFLATE_COMPRESSION));
+  const byEnvPreset = buildEnv(parseArgs([], { MESHPULSE_COMPRESSION: 'off' }), 'Meteor 3.1.1', { SERVER_WEBSOCKET_COMPRESSION: '{"level":6}' });
+  assert.equal(byEnvPreset.env.SERVER_WEBSOCKET_COMPRESSION, 'false');
+  assert.throws(() => buildEnv(parseArgs([], {}), 'Meteor 3.1.1', { SERVER_WEBSOCKET_COMPRESSION: 'x' }), /SERVER_WEBSOCKET_COMPRESSION in the environment is not JSON/);
+  assert.equal(websocketCompressionFor(parseArgs([], {}), 'Meteor 3.1.1', { SERVER_WEBSOCKET_COMPRESSION: 'false' }).value, 'false');
 });
 
 test('buildEnv: --transport sets DDP_TRANSPORT for Meteor 3.5+ and says when older Meteor ignores it', () => {
