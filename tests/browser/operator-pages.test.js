@@ -8,10 +8,12 @@
  *     and moving the slider asks for another window;
  *   - Observer page (/observers/:id): identity, the simulator's status figures (battery,
  *     noise floor), reports per hour and the SNR chart; its packet links open packets; the
- *     Observers table links to it. The route (App.jsx) and the link (ObserversTab.jsx) belong
- *     to the UI engineer: while either is missing, its part is skipped with the reason;
+ *     Observers table links to it;
+ *   - Analytics · Distances: both histograms (8 bins each), mean and median, the longest links
+ *     longest first and bounded by the chosen limit, linked to their nodes, scoped by region;
  *   - no clipped text without a title, no `undefined`/`NaN` on screen, no page errors;
- *   - screenshots map-routes.png, map-replay.png and observer.png in tests/browser/screenshots/.
+ *   - screenshots map-routes.png, map-replay.png, observer.png and analytics-distances.png in
+ *     tests/browser/screenshots/.
  * Skipped, with the reason, when Meteor, Chromium or playwright-core is missing.
  *
  *   CHROMIUM_PATH=/usr/bin/chromium METEOR_BIN=... node --test tests/browser/operator-pages.test.js
@@ -20,36 +22,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
-const { clippedWithoutTitle, badWords } = require('./page-checks');
-
-const ROOT = path.resolve(__dirname, '../..');
-const SCREENSHOT_DIR = path.join(ROOT, 'tests/browser/screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const VIEWPORT = { width: 1280, height: 800 };
-const WAIT_MS = 20000;
-
-function loadOptional(name) {
-  try {
-    return require(name);
-  } catch (err) {
-    if (err.code === 'MODULE_NOT_FOUND') return null;
-    throw err;
-  }
-}
-
-/** Why the suite cannot run here, or null. */
-function missingPrerequisite() {
-  if (!loadOptional('playwright-core')) return 'playwright-core is not installed (npm install)';
-  if (!fs.existsSync(CHROMIUM)) return `no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`;
-  if (!loadOptional('../helpers/meteor-app')) return 'tests/helpers/meteor-app.js is missing';
-  return null;
-}
-
-async function getJson(url) {
-  const response = await fetch(url);
-  assert.equal(response.status, 200, `${url}: ${response.status}`);
-  return response.json();
-}
+const { withAppAndBrowser, openPage, go, assertReadable, getJson, SCREENSHOT_DIR, WAIT_MS } = require('./browser-session');
 
 /**
  * Wait until the simulator has placed nodes, drawable routes and an observer with a status.
@@ -81,30 +54,6 @@ async function warmUp(url, deadlineMs = 120000) {
   throw new Error(`the simulator did not fill the store within ${deadlineMs / 1000} s (${last})`);
 }
 
-async function openPage(browser, url, mode) {
-  const context = await browser.newContext({ viewport: VIEWPORT });
-  await context.addInitScript((chosen) => window.localStorage.setItem('meshpulse.dataMode', chosen), mode);
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (err) => errors.push(err.message));
-  await page.goto(url, { waitUntil: 'domcontentloaded' });
-  return { context, page, errors };
-}
-
-/** Client-side navigation, as a click on a link does. */
-async function go(page, to) {
-  await page.evaluate((target) => {
-    window.history.pushState(null, '', target);
-    window.dispatchEvent(new PopStateEvent('popstate'));
-  }, to);
-}
-
-async function assertReadable(page, where) {
-  await page.waitForTimeout(300);
-  assert.deepEqual(await page.evaluate(clippedWithoutTitle), [], `${where}: clipped text without a title`);
-  assert.deepEqual(await page.evaluate(badWords), [], `${where}: formatting slips on screen`);
-}
-
 async function screenshot(page, name) {
   // The header's data age ticks twice a second: shoot once it shows a figure.
   await page.waitForFunction(() => /\d/.test((document.querySelector('[data-testid="data-age-value"]') || {}).textContent || ''), null, { timeout: WAIT_MS });
@@ -112,26 +61,8 @@ async function screenshot(page, name) {
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, name) });
 }
 
-test('operator pages in a browser: map routes and replay, observer detail', { timeout: 15 * 60 * 1000 }, async (t) => {
-  const missing = missingPrerequisite();
-  if (missing) {
-    t.skip(missing);
-    return;
-  }
-  const { chromium } = require('playwright-core');
-  const { startApp, MeteorUnavailableError } = require('../helpers/meteor-app');
-  let app;
-  try {
-    app = await startApp({ settings: { sources: { simulator: { enabled: true, ratePerSecond: 50 } }, persistence: { enabled: false } } });
-  } catch (err) {
-    if (err instanceof MeteorUnavailableError || err.name === 'MeteorUnavailableError') {
-      t.skip(err.message);
-      return;
-    }
-    throw err;
-  }
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  try {
+test('operator pages in a browser: map routes and replay, observer detail, distances', { timeout: 15 * 60 * 1000 }, async (t) => {
+  await withAppAndBrowser(t, async ({ app, browser }) => {
     const observerId = await warmUp(app.url);
 
     await t.test('the observer and routes views answer over REST, bad params refused', async () => {
@@ -144,9 +75,6 @@ test('operator pages in a browser: map routes and replay, observer detail', { ti
       const bad = await fetch(`${app.url}/api/views/routes?limit=99999`);
       assert.equal(bad.status, 400);
     });
-
-    // Does the app route /observers/:id yet (App.jsx)? Asked once, in a page.
-    let observerRouted = null;
 
     for (const mode of ['reactive', 'method']) {
       await t.test(`map: live routes move, replay walks the stored traffic (${mode} mode)`, async () => {
@@ -179,17 +107,10 @@ test('operator pages in a browser: map routes and replay, observer detail', { ti
         }
       });
 
-      await t.test(`observer page shows identity, health and charts (${mode} mode)`, async (sub) => {
+      await t.test(`observer page shows identity, health and charts (${mode} mode)`, async () => {
         const { context, page, errors } = await openPage(browser, `${app.url}/observers/${encodeURIComponent(observerId)}`, mode);
         try {
-          const shown = page.locator('[data-testid="observer-page"]');
-          const notFound = page.getByRole('heading', { name: 'Not found' });
-          await Promise.race([shown.waitFor({ timeout: WAIT_MS }), notFound.waitFor({ timeout: WAIT_MS })]);
-          observerRouted = await shown.count() > 0;
-          if (!observerRouted) {
-            sub.skip('/observers/:id is not in the route table yet (imports/ui/App.jsx: see the observer page\'s report)');
-            return;
-          }
+          await page.locator('[data-testid="observer-page"]').waitFor({ timeout: WAIT_MS });
           await page.locator('[data-testid="observer-health"]').getByText('Battery').waitFor({ timeout: WAIT_MS });
           await page.locator('[data-testid="observer-health"]').getByText(/ V$/).first().waitFor({ timeout: WAIT_MS });
           await page.getByText('Reports per hour').waitFor({ timeout: WAIT_MS });
@@ -211,27 +132,78 @@ test('operator pages in a browser: map routes and replay, observer detail', { ti
       });
     }
 
-    await t.test('the Observers table links each observer to its page', async (sub) => {
-      if (!observerRouted) {
-        sub.skip('/observers/:id is not routed yet (App.jsx), nor linked from the Observers table (ObserversTab.jsx)');
-        return;
-      }
+    await t.test('the Observers table links each observer to its page', async () => {
       const { context, page } = await openPage(browser, `${app.url}/analytics/observers`, 'reactive');
       try {
         await page.locator('[data-testid="observers-table"] tbody tr').first().waitFor({ timeout: WAIT_MS });
-        const link = page.locator('[data-testid="observers-table"] tbody tr a[href^="/observers/"]').first();
-        if (await link.count() === 0) {
-          sub.skip('the Observers table does not link to /observers/:id yet (imports/ui/pages/analytics/ObserversTab.jsx: see the observer page\'s report)');
-          return;
-        }
-        await link.click();
+        await page.locator('[data-testid="observers-table"] tbody tr a[href^="/observers/"]').first().click();
         await page.locator('[data-testid="observer-page"]').waitFor({ timeout: WAIT_MS });
       } finally {
         await context.close();
       }
     });
-  } finally {
-    await browser.close();
-    await app.stop();
-  }
+
+    for (const mode of ['reactive', 'method']) {
+      await t.test(`distances: histogram, mean and median, longest links, region-scoped (${mode} mode)`, async () => {
+        const rest = await getJson(`${app.url}/api/views/distances?limit=20`);
+        assert.ok(rest.links > 0 && rest.sightings > 0, `the simulator's placed repeaters make links (${rest.links} links)`);
+        const { context, page, errors } = await openPage(browser, `${app.url}/analytics/distances`, mode);
+        try {
+          const tab = page.getByTestId('distances-tab');
+          await tab.locator('[data-testid="distances-longest"] tbody tr').first().waitFor({ timeout: WAIT_MS });
+          // Eight bins in each of the two histograms (links, sightings), bars drawn.
+          assert.equal(await tab.locator('.card svg rect').count(), 16, 'two histograms of 8 bins');
+          for (const label of ['0-1', '80+']) assert.ok(await tab.locator('.card svg text', { hasText: label }).count() > 0, `bin ${label} is labelled`);
+          const stats = await tab.getByTestId('distances-stats').innerText();
+          assert.match(stats, /Mean length\s+[\d.,]+ (k?m)/i);
+          assert.match(stats, /Median length\s+[\d.,]+ (k?m)/i);
+          // Longest first, at most the limit; a smaller limit shows fewer.
+          const lengths = async () => tab.$$eval('[data-testid="distances-longest"] tbody tr', (rows) => rows.map((row) => {
+            const text = row.cells[2].textContent.trim();
+            const value = Number(text.replace(/[^\d.]/g, ''));
+            return text.endsWith(' m') ? value / 1000 : value;
+          }));
+          const shown = await lengths();
+          assert.ok(shown.length > 0 && shown.length <= 20, `${shown.length} rows for limit 20`);
+          for (let i = 1; i < shown.length; i++) assert.ok(shown[i - 1] >= shown[i] - 0.01, `longest first: ${shown.join(', ')}`);
+          if (rest.links > 10) {
+            await tab.locator('select[name="limit"]').selectOption('10');
+            await page.waitForFunction(() => document.querySelectorAll('[data-testid="distances-longest"] tbody tr').length === 10, null, { timeout: WAIT_MS });
+          }
+          // Each end links to its node page.
+          assert.match(await tab.locator('[data-testid="distances-longest"] tbody tr a.node-link').first().getAttribute('href'), /^\/nodes\/[0-9a-f]{64}/);
+          if (mode === 'reactive') await screenshot(page, 'analytics-distances.png');
+          await assertReadable(page, `/analytics/distances (${mode})`);
+          // Scoped to one region (the header's picker), the view answers for that region.
+          const regions = await page.getByTestId('region-picker').locator('option').evaluateAll((options) => options.map((option) => option.value).filter(Boolean));
+          assert.ok(regions.length > 0, 'the picker lists regions');
+          const region = regions[0];
+          await page.getByTestId('region-picker').selectOption(region);
+          await page.waitForURL((url) => url.searchParams.get('region') === region, { timeout: WAIT_MS });
+          // The page's sightings are the region's (as REST answers for it), not the whole mesh's:
+          // both move with live traffic, so "the region's" is the nearer figure, within 10%.
+          const tile = tab.locator('[data-testid="distances-stats"] .stat', { hasText: 'Sightings' }).locator('.stat-value');
+          const deadline = Date.now() + WAIT_MS;
+          for (;;) {
+            const scoped = await getJson(`${app.url}/api/views/distances?limit=10&region=${encodeURIComponent(region)}`);
+            const all = await getJson(`${app.url}/api/views/distances?limit=10`);
+            const empty = await tab.locator('.state-empty').count() > 0;
+            const shown = empty ? 0 : Number(((await tile.count()) ? await tile.innerText() : 'NaN').replace(/,/g, ''));
+            const off = Math.abs(shown - scoped.sightings);
+            if (off <= Math.abs(shown - all.sightings) && off <= 0.1 * scoped.sightings + 5) break;
+            assert.ok(Date.now() < deadline, `the page shows the region's sightings: page ${shown}, region ${scoped.sightings}, all ${all.sightings}`);
+            await page.waitForTimeout(250);
+          }
+          // A region nobody reports under: the view's empty answer, not an error.
+          await go(page, '/analytics/distances?region=NOWHERE');
+          await tab.locator('.state-empty').waitFor({ timeout: WAIT_MS });
+          assert.equal(await page.locator('.state-error').count(), 0, 'the view takes the region');
+          await assertReadable(page, `/analytics/distances?region=${region} (${mode})`);
+          assert.deepEqual(errors, [], 'no uncaught page errors');
+        } finally {
+          await context.close();
+        }
+      });
+    }
+  });
 });

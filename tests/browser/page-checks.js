@@ -7,6 +7,8 @@
  *     title (a formatting slip that would otherwise reach the screen).
  *   - horizontalOverflow: how far the page scrolls sideways (0 on a phone-friendly page), and
  *     the widest elements sticking out of the viewport, to say which one to fix.
+ *   - headerRows: how many rows the header's visible parts (and the nav's links) take, with
+ *     each part's box, to say what wrapped (the Live table's height assumes one row).
  * Plain functions of the DOM, so they can be serialized into the page.
  */
 
@@ -74,4 +76,35 @@ function horizontalOverflow() {
   return { overflow: Math.max(0, root.scrollWidth - viewport), viewport, offenders: offenders.slice(0, 8) };
 }
 
-module.exports = { clippedWithoutTitle, badWords, horizontalOverflow };
+function headerRows() {
+  const header = document.querySelector('header.topbar');
+  if (!header) return { rows: 0, navRows: 0, height: 0, parts: [] };
+  // Items whose vertical middles are within 6 px share a row.
+  const rowsOf = (elements) => {
+    const middles = [];
+    for (const element of elements) {
+      const rect = element.getBoundingClientRect();
+      if (rect.width === 0 || rect.height === 0) continue;
+      const middle = rect.top + rect.height / 2;
+      if (!middles.some((seen) => Math.abs(seen - middle) <= 6)) middles.push(middle);
+    }
+    return middles.length;
+  };
+  const parts = Array.from(header.children);
+  return {
+    rows: rowsOf(parts),
+    navRows: rowsOf(header.querySelectorAll('.nav-link')),
+    // Links hidden in the nav's own scroll (its last resort before wrapping) count as cut.
+    navCut: (() => {
+      const nav = header.querySelector('.nav');
+      return nav && nav.getBoundingClientRect().width > 0 ? Math.max(0, nav.scrollWidth - nav.clientWidth) : 0;
+    })(),
+    height: Math.round(header.getBoundingClientRect().height),
+    parts: parts.map((part) => {
+      const rect = part.getBoundingClientRect();
+      return `${String(part.className).trim().split(/\s+/)[0] || part.tagName.toLowerCase()} ${Math.round(rect.left)}-${Math.round(rect.right)}@${Math.round(rect.top)}`;
+    }),
+  };
+}
+
+module.exports = { clippedWithoutTitle, badWords, horizontalOverflow, headerRows };

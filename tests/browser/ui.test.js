@@ -2,7 +2,8 @@
 /**
  * Browser tests of the dashboard against the real app (tests/helpers/meteor-app.js), with
  * playwright-core driving Debian's Chromium:
- *   - every page loads and shows live data, in both data modes (reactive and method), with no
+ *   - every page (Analytics · Distances included) loads and shows live data, in both data modes
+ *     (reactive and method), the header on one row at 1280 px and the Live page not scrolling, with no
  *     clipped text lacking a title (tooltip) and no `undefined`/`NaN` on screen (page-checks.js);
  *     the map labels named nodes; Perf shows the data path in use, charts over time and input
  *     health; the Observers table is sorted and one line per row; the favicon is served;
@@ -12,7 +13,9 @@
  *   - Ctrl+K opens the search palette, which finds a node by name and by key prefix and a packet
  *     by hash, moves with the arrow keys, opens with Enter and closes with Esc;
  *   - the theme toggle switches dark/light (every colour changes with it) and is remembered;
- *   - a starred node shows under the Nodes page's favourites filter and on the Overview;
+ *   - a starred node shows under the Nodes page's favourites filter and on the Overview; the
+ *     favourites are asked for by key (the nodes view's `keys`), so the least recently heard
+ *     node shows and an unknown key is named as missing; a bad key list is a 400 naming it;
  *   - the Live page's filter expression is evaluated by the server (only matching rows; a bad
  *     one shows its position), and `packets.live` over DDP takes it as its second argument;
  *   - at 375 px wide no page scrolls sideways, in both themes, and the menu collapses;
@@ -29,14 +32,8 @@ const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
 const { decodePacket } = require('../../imports/core/decode');
-const { clippedWithoutTitle, badWords, horizontalOverflow } = require('./page-checks');
-
-const ROOT = path.resolve(__dirname, '../..');
-const SCREENSHOT_DIR = path.join(ROOT, 'tests/browser/screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const VIEWPORT = { width: 1280, height: 800 };
-const PHONE = { width: 375, height: 812 };
-const WAIT_MS = 20000;
+const { horizontalOverflow, headerRows } = require('./page-checks');
+const { withAppAndBrowser, openPage, go, assertReadable, SCREENSHOT_DIR, VIEWPORT, PHONE, WAIT_MS } = require('./browser-session');
 
 /** Each page, what proves it shows data, and its screenshot name. */
 const PAGES = [
@@ -51,26 +48,10 @@ const PAGES = [
   { name: 'analytics-channels', path: '/analytics/channels', ready: '.card .hbars li' },
   { name: 'analytics-hash-sizes', path: '/analytics/hash-sizes', ready: '.card .hbars li' },
   { name: 'analytics-subpaths', path: '/analytics/subpaths', ready: 'table tbody tr.clickable' },
+  { name: 'analytics-distances', path: '/analytics/distances', ready: '[data-testid="distances-longest"] tbody tr' },
   { name: 'analytics-observers', path: '/analytics/observers', ready: 'table tbody tr' },
   { name: 'perf', path: '/perf', ready: '[data-testid="perf-stats"] .stat-value' },
 ];
-
-function loadOptional(name) {
-  try {
-    return require(name);
-  } catch (err) {
-    if (err.code === 'MODULE_NOT_FOUND') return null;
-    throw err;
-  }
-}
-
-/** Why the suite cannot run here, or null. */
-function missingPrerequisite() {
-  if (!loadOptional('playwright-core')) return 'playwright-core is not installed (npm install)';
-  if (!fs.existsSync(CHROMIUM)) return `no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`;
-  if (!loadOptional('../helpers/meteor-app')) return 'tests/helpers/meteor-app.js is missing';
-  return null;
-}
 
 /** A GRP_TXT packet on an unknown channel with random ciphertext: valid, and new every time. */
 function freshPacket() {
@@ -93,22 +74,6 @@ async function dataAgeMs(page) {
   return Number(match[1]) * { ms: 1, s: 1000, min: 60000, h: 3600000 }[match[2]];
 }
 
-async function openPage(browser, baseUrl, mode, { viewport = VIEWPORT, theme = null } = {}) {
-  // Playwright emulates a light system preference unless told otherwise; the dashboard follows
-  // it on a first visit, so ask for dark (the screenshots' theme) unless a theme is chosen.
-  const context = await browser.newContext({ viewport, colorScheme: 'dark' });
-  // The mode (and theme) are read from localStorage at start-up, as if the user had chosen them before.
-  await context.addInitScript(({ chosen, chosenTheme }) => {
-    window.localStorage.setItem('meshpulse.dataMode', chosen);
-    if (chosenTheme) window.localStorage.setItem('meshpulse.theme', chosenTheme);
-  }, { chosen: mode, chosenTheme: theme });
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (err) => errors.push(err.message));
-  await page.goto(baseUrl, { waitUntil: 'domcontentloaded' });
-  return { context, page, errors };
-}
-
 /** Wait until the simulator has put a few placed nodes and a channel message in the store. */
 async function warmUp(url, deadlineMs = 90000) {
   const deadline = Date.now() + deadlineMs;
@@ -124,25 +89,6 @@ async function warmUp(url, deadlineMs = 90000) {
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
   throw new Error('the simulator did not fill the store within 90 s');
-}
-
-/** Client-side navigation, as a user clicking a link would (no reload, sources shared). */
-async function go(page, to) {
-  await page.evaluate((target) => {
-    window.history.pushState(null, '', target);
-    window.dispatchEvent(new PopStateEvent('popstate'));
-  }, to);
-}
-
-/**
- * Text on screen reads right: nothing cut without its whole text in a title (tooltip), and no
- * `undefined`/`NaN`/`[object Object]` in text or titles (see page-checks.js).
- */
-async function assertReadable(page, where) {
-  // One throttled render after the first data: the page may still be filling in.
-  await page.waitForTimeout(300);
-  assert.deepEqual(await page.evaluate(clippedWithoutTitle), [], `${where}: clipped text without a title`);
-  assert.deepEqual(await page.evaluate(badWords), [], `${where}: formatting slips on screen`);
 }
 
 /** Perf: the path in use is marked, charts of the figures over time, input health, no "— ms / 0 calls". */
@@ -178,25 +124,7 @@ async function checkObservers(page) {
 }
 
 test('dashboard in a browser', { timeout: 15 * 60 * 1000 }, async (t) => {
-  const missing = missingPrerequisite();
-  if (missing) {
-    t.skip(missing);
-    return;
-  }
-  const { chromium } = require('playwright-core');
-  const { startApp, MeteorUnavailableError } = require('../helpers/meteor-app');
-  let app;
-  try {
-    app = await startApp({ settings: { sources: { simulator: { enabled: true, ratePerSecond: 50 } }, persistence: { enabled: false } } });
-  } catch (err) {
-    if (err instanceof MeteorUnavailableError || err.name === 'MeteorUnavailableError') {
-      t.skip(err.message);
-      return;
-    }
-    throw err;
-  }
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-  try {
+  await withAppAndBrowser(t, async ({ app, browser }) => {
     await warmUp(app.url);
     for (const mode of ['reactive', 'method']) {
       await t.test(`every page loads and shows live data (${mode} mode)`, async () => {
@@ -210,6 +138,14 @@ test('dashboard in a browser', { timeout: 15 * 60 * 1000 }, async (t) => {
             const age = await dataAgeMs(page);
             assert.ok(age !== null && age < 15000, `${spec.path}: data age ${age} ms`);
             await assertReadable(page, `${spec.path} (${mode})`);
+            // At 1280 px the header is one row (it wrapped once, and the Live table overflowed).
+            const header = await page.evaluate(headerRows);
+            assert.ok(header.rows === 1 && header.navRows === 1 && header.navCut === 0, `${spec.path}: the header wraps (or cuts its links) at ${VIEWPORT.width} px: ${JSON.stringify(header)}`);
+            if (spec.name === 'live') {
+              // The Live table fills the window below the header, no more: the page itself does not scroll.
+              const scroll = await page.evaluate(() => ({ page: document.scrollingElement.scrollHeight, window: window.innerHeight }));
+              assert.ok(scroll.page <= scroll.window, `/live scrolls: ${scroll.page} px of content in a ${scroll.window} px window`);
+            }
           }
           await checkPerf(page, mode);
           await checkObservers(page);
@@ -447,6 +383,22 @@ test('dashboard in a browser', { timeout: 15 * 60 * 1000 }, async (t) => {
         // Unstar from the Overview: the card goes away.
         await page.locator('[data-testid="favourites-card"] [data-testid="favourite-star"]').first().click();
         await page.getByTestId('favourites-card').waitFor({ state: 'detached', timeout: WAIT_MS });
+        // Favourites are asked for by key (the nodes view's `keys`): the least recently heard
+        // node shows, and a key the directory does not know is named as missing.
+        const all = (await (await fetch(`${app.url}/api/views/nodes?limit=500&sort=lastSeen&order=asc`)).json()).nodes;
+        const oldest = all[0].pubKey;
+        const unknown = 'ab'.repeat(32) === oldest ? 'cd'.repeat(32) : 'ab'.repeat(32);
+        const byKeys = await (await fetch(`${app.url}/api/views/nodes?keys=${oldest},${unknown}`)).json();
+        assert.deepEqual(byKeys.nodes.map((node) => node.pubKey), [oldest], 'REST: keys picks exactly the known key');
+        const refused = await fetch(`${app.url}/api/views/nodes?keys=${oldest},xyz`);
+        assert.equal(refused.status, 400);
+        assert.match((await refused.json()).message, /"keys" entry 2 \("xyz"\) is not a public key or prefix/);
+        await page.evaluate((keys) => window.localStorage.setItem('meshpulse.favouriteNodes', JSON.stringify(keys)), [oldest, unknown]);
+        await page.goto(`${app.url}/nodes`, { waitUntil: 'domcontentloaded' });
+        await page.getByTestId('favourites-filter').check();
+        await page.locator(`table tbody tr .node-link[href^="/nodes/${oldest}"]`).waitFor({ timeout: WAIT_MS });
+        await page.getByTestId('favourites-missing').getByText(/^1 favourite not in the node directory/).waitFor({ timeout: WAIT_MS });
+        await assertReadable(page, 'nodes, favourites only');
         assert.deepEqual(errors, [], 'no uncaught page errors');
       } finally {
         await context.close();
@@ -559,8 +511,5 @@ test('dashboard in a browser', { timeout: 15 * 60 * 1000 }, async (t) => {
         await context.close();
       }
     });
-  } finally {
-    await browser.close();
-    await app.stop();
-  }
+  });
 });

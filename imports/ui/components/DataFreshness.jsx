@@ -36,10 +36,13 @@ export function DataFreshness() {
     <div className={`freshness ${level(dataAge)}`} data-testid="data-age"
       title="Data age: now − generatedAt of the oldest snapshot on screen. Newest packet: now − newestPacketAt.">
       <span className="dot" />
-      <span>data <b className="num" data-testid="data-age-value">{formatDuration(dataAge)}</b> old</span>
-      {/* Perf's health document carries no packet time: say nothing rather than "— ago". */}
-      {packetAge !== null && <span className="sep">·</span>}
-      {packetAge !== null && <span>newest packet <b className="num">{formatDuration(packetAge)}</b> ago</span>}
+      {/* One line on a wide header; two short lines where the header is narrow (client/main.css). */}
+      <span className="freshness-text">
+        <span>data <b className="num" data-testid="data-age-value">{formatDuration(dataAge)}</b> old</span>
+        {/* Perf's health document carries no packet time: say nothing rather than "— ago". */}
+        {packetAge !== null && <span className="sep">·</span>}
+        {packetAge !== null && <span>newest packet <b className="num">{formatDuration(packetAge)}</b> ago</span>}
+      </span>
     </div>
   );
 }
