@@ -19,6 +19,7 @@
  * Snapshot cost: one pass over the distinct hop pairs (bounded by the mesh, not by packets).
  */
 const { defineView, memoryPart } = require('./view');
+const { withSnapshotCache } = require('./snapshot-cache');
 const { BYTES, keyBytes } = require('../memory-account');
 const { distanceKm } = require('../hop-resolver');
 
@@ -174,7 +175,7 @@ function snapshot(state, params, store) {
   };
 }
 
-module.exports = defineView({
+module.exports = defineView(withSnapshotCache({
   name: 'distances',
   description: 'Lengths of links between adjacent hops that name one known, placed node each: histogram, traffic-weighted mean and median, longest links.',
   params: {
@@ -184,4 +185,4 @@ module.exports = defineView({
   apply,
   evict,
   snapshot,
-});
+}));

@@ -11,6 +11,7 @@
  * counts three times). All figures are exact.
  */
 const { defineView, bump, memoryPart } = require('./view');
+const { withSnapshotCache } = require('./snapshot-cache');
 const { topByCount, describePrefix } = require('./aggregates');
 const { TimeCounts, chooseBucket, describeBucket, bucketParam, newestTime } = require('./time-buckets');
 
@@ -130,7 +131,7 @@ function snapshot(state, params, store) {
   };
 }
 
-module.exports = defineView({
+module.exports = defineView(withSnapshotCache({
   name: 'hashSizes',
   description: 'Hop hash sizes (1/2/3 bytes) overall and per time bucket (minute to hour), top hops, nodes with multi-byte hashes.',
   params: { bucket: bucketParam },
@@ -138,4 +139,4 @@ module.exports = defineView({
   apply,
   evict,
   snapshot,
-});
+}));

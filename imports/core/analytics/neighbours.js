@@ -16,6 +16,7 @@
  * charged to the `neighbours` memory part and freed when its count returns to zero.
  */
 const { defineView, memoryPart } = require('./view');
+const { withSnapshotCache } = require('./snapshot-cache');
 const { BYTES, keyBytes } = require('../memory-account');
 const { topByCount, keepBest } = require('./aggregates');
 
@@ -210,7 +211,7 @@ function snapshot(state, params, store) {
   return { units, observations: state.observations, keyCount: state.keys.size, linkCount: state.links, nodes, links };
 }
 
-module.exports = defineView({
+module.exports = defineView(withSnapshotCache({
   name: 'neighbours',
   description: 'Per node key or hop prefix: the keys seen adjacent to it in paths, with counts, last seen and mean SNR.',
   params: {
@@ -224,4 +225,4 @@ module.exports = defineView({
   snapshot,
   // A subscription to one node recomputes only when one of its keys changed.
   scopeOf: (params) => (params.node === null ? null : keysOf(params.node)),
-});
+}));

@@ -18,6 +18,7 @@
  * seq, position in the transmission's observations).
  */
 const { defineView, memoryPart, bump } = require('./view');
+const { withSnapshotCache } = require('./snapshot-cache');
 const { TimeCounts, chooseBucket, describeBucket, bucketParam, newestTime } = require('./time-buckets');
 const { ValueDistribution, MeanAccumulator } = require('./aggregates');
 const { PAYLOAD_TYPES } = require('../decode');
@@ -202,7 +203,7 @@ function snapshot(state, params, store) {
   };
 }
 
-module.exports = defineView({
+module.exports = defineView(withSnapshotCache({
   name: 'rf',
   description: 'SNR/RSSI statistics and histograms, packet sizes, packets per time bucket (minute to hour), per payload type, SNR x RSSI scatter.',
   params: { bucket: bucketParam },
@@ -210,6 +211,6 @@ module.exports = defineView({
   apply,
   evict,
   snapshot,
-});
+}));
 
 module.exports.SCATTER_POINTS = SCATTER_POINTS;

@@ -16,10 +16,12 @@
  * range; `oldest`/`newest` bound what the store holds, for a slider.
  */
 const { defineView, DAY_MS } = require('./view');
+const { withSnapshotCache } = require('./snapshot-cache');
 const { resolvePath } = require('../hop-resolver');
 const { PAYLOAD_TYPES, ROUTE_TYPES } = require('../decode');
 
 const TRACE = 9;
+const MAX_CACHED_ROUTES = 500; // larger answers are recomputed rather than held (see snapshot-cache.js)
 
 function placed(node) {
   return node && typeof node.lat === 'number' && typeof node.lon === 'number' && (node.lat !== 0 || node.lon !== 0);
@@ -97,7 +99,7 @@ function routeOf(store, tx, memo = null) {
   };
 }
 
-module.exports = defineView({
+module.exports = defineView(withSnapshotCache({
   name: 'routes',
   description: 'Transmissions in a time range (newest first, bounded) with their paths resolved to placed nodes, for the map.',
   params: {
@@ -136,6 +138,10 @@ module.exports = defineView({
       routes,
     };
   },
-});
+}, (params, store, now) => {
+  // The answer depends on `now` only through the default range start; a large answer is not kept.
+  if (params.limit > MAX_CACHED_ROUTES) return false;
+  return `${params.from === null ? now - DAY_MS : params.from}|${params.to}`;
+}));
 
 module.exports.routeOf = routeOf;

@@ -19,6 +19,7 @@
  * by that hop's traffic.
  */
 const { defineView, ParamError, memoryPart } = require('./view');
+const { withSnapshotCache } = require('./snapshot-cache');
 const { describePrefix, keepBest, byCountThenKey } = require('./aggregates');
 const { BYTES } = require('../memory-account');
 
@@ -342,7 +343,7 @@ function detailSnapshot(state, params, store) {
   };
 }
 
-module.exports = defineView({
+module.exports = defineView(withSnapshotCache({
   name: 'subpaths',
   description: 'Most frequent hop sequences (2-8 hops) with counts and share; one subpath in detail.',
   params: {
@@ -357,4 +358,4 @@ module.exports = defineView({
   snapshot(state, params, store) {
     return params.subpath !== null ? { detail: detailSnapshot(state, params, store) } : listSnapshot(state, params, store);
   },
-});
+}));

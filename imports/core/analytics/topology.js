@@ -11,6 +11,7 @@
  * b repeated what a sent. All figures are exact.
  */
 const { defineView, memoryPart } = require('./view');
+const { withSnapshotCache } = require('./snapshot-cache');
 const { BYTES, keyBytes } = require('../memory-account');
 const { MeanAccumulator, topByCount, keepBest, byCountThenKey, describePrefix } = require('./aggregates');
 
@@ -238,7 +239,7 @@ function snapshot(state, params, store) {
   };
 }
 
-module.exports = defineView({
+module.exports = defineView(withSnapshotCache({
   name: 'topology',
   description: 'Hop counts, top repeaters and adjacent pairs, SNR by hop count, reach per observer.',
   // `pairs`: how many adjacent pairs to list (the map draws links from them).
@@ -247,4 +248,4 @@ module.exports = defineView({
   apply,
   evict,
   snapshot,
-});
+}));

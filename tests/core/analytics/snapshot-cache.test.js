@@ -1,0 +1,68 @@
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { createEngine } = require('../../../imports/core/engine');
+const { simulatedReports, assertClose } = require('../../helpers/mesh');
+const { MAX_AGE_MS } = require('../../../imports/core/analytics/snapshot-cache');
+const VIEWS = require('../../../imports/core/analytics');
+
+const CACHED = ['routes', 'subpaths', 'neighbours', 'distances', 'rf', 'hashSizes', 'topology'];
+const PARAMS = { routes: [{}, { limit: 40 }, { from: 0, limit: 600 }], subpaths: [{}, { limit: 50, minLength: 3 }], topology: [{}, { pairs: 200 }], neighbours: [{}, { limit: 5 }] };
+const definitionOf = (name) => VIEWS.VIEW_DEFINITIONS.find((definition) => definition.name === name);
+
+/** A view of the same kind built now over the same store: what a snapshot must equal. */
+function fresh(engine, name) {
+  return engine.store.addView(definitionOf(name).create(engine.store));
+}
+
+for (const profile of ['default', 'large']) {
+  test(`cached snapshots (${profile} mesh): the same answer between two changes, a fresh one after ingest, eviction and a directory change`, () => {
+    const { reports, channels } = simulatedReports({ seed: 21, count: 1500, profile });
+    const engine = createEngine({ channels, views: CACHED });
+    let next = 0;
+    for (; next < 1200; next++) engine.ingest(reports[next]);
+    const now = engine.store.lastTime;
+    for (const name of CACHED) {
+      const view = engine.view(name);
+      for (const params of PARAMS[name] || [{}]) {
+        const first = view.snapshot(params, now);
+        // Nothing changed: the very same answer (a lookup, not a recomputation), except a routes answer too large to keep.
+        if (!(name === 'routes' && params.limit > 500)) assert.equal(view.snapshot(params, now), first, `${name} ${JSON.stringify(params)} reused`);
+        else assert.notEqual(view.snapshot(params, now), first);
+      }
+    }
+    const check = (what) => {
+      for (const name of CACHED) {
+        const view = engine.view(name);
+        const late = fresh(engine, name);
+        for (const params of PARAMS[name] || [{}]) assertClose(view.snapshot(params, now), late.snapshot(params, now), `${name} ${JSON.stringify(params)} after ${what}`);
+        engine.store.views.splice(engine.store.views.indexOf(late), 1);
+      }
+    };
+    // Warm every cache, then change things one at a time.
+    check('warming');
+    engine.ingest(reports[next++]);
+    check('one more report');
+    engine.store.evictOldest();
+    check('an eviction');
+    for (; next < reports.length; next++) engine.ingest(reports[next]);
+    check('many reports');
+    // A directory change made outside ingest (a node restored from MongoDB) is seen at once.
+    const known = Array.from(engine.store.nodes.values()).find((node) => node.role === 'repeater');
+    engine.store.restoreNode({ ...known, pubKey: `${known.pubKey.slice(0, 6)}${'0'.repeat(58)}`, name: 'Restored twin' });
+    check('a restored node');
+  });
+}
+
+test('a cached answer expires after MAX_AGE_MS of wall time (a directory edit no counter shows)', async () => {
+  const { reports, channels } = simulatedReports({ seed: 21, count: 1500, profile: 'default' });
+  const engine = createEngine({ channels, views: ['topology'] });
+  for (const report of reports) engine.ingest(report);
+  const view = engine.view('topology');
+  const first = view.snapshot({});
+  assert.equal(view.snapshot({}), first);
+  await new Promise((resolve) => setTimeout(resolve, MAX_AGE_MS + 50));
+  const second = view.snapshot({});
+  assert.notEqual(second, first);
+  assertClose(second, first);
+});
