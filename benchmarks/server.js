@@ -8,11 +8,14 @@
  *                                         2,000 reports/s for 60 s (20 s quick); backlog sampled
  *                                         every 100 ms; the run passes if the backlog stays bounded
  *                                         and drains at the end
- *   reload_1m_s                           1,000,000 stored transmissions (100k quick) reloaded
- *                                         from MongoDB into a fresh store (start-up path):
- *                                         engine replay and reading MongoDB timed apart.
- *                                         `-- --reload-only [--transmissions=200000]` measures
- *                                         this part alone (results/latest/server-reload.json)
+ *   reload_1m_s                           1,000,000 stored transmissions (100k quick; about
+ *                                         2.07 reports, i.e. observation documents, each on the
+ *                                         simulator's default mesh) reloaded from MongoDB into a
+ *                                         fresh store (start-up path): engine replay and reading
+ *                                         MongoDB timed apart, reports and transmissions both given.
+ *                                         `-- --reload-only [--transmissions=200000 | --reports=1000000]`
+ *                                         measures this part alone (results/latest/server-reload.json);
+ *                                         --reports=N stores exactly N reports (observations)
  * Parts that need Meteor (bytes_per_subscriber, fanout_cpu_ratio_1000) are measured by
  * benchmarks/fanout.js when Meteor is available; here they are recorded as null with the reason.
  * Writes benchmarks/results/latest/server(-quick).json and SERVER.md (ignored); `npm run
@@ -33,12 +36,19 @@ const quick = process.argv.includes('--quick');
 // --transmissions=N sets the reload size (default 1M, 100k quick).
 const reloadOnly = process.argv.includes('--reload-only');
 const sizeArgument = process.argv.find((arg) => arg.startsWith('--transmissions='));
+// --reports=N: store exactly N reports (observation documents) instead of N transmissions.
+const reportsArgument = process.argv.find((arg) => arg.startsWith('--reports='));
 // --reload-profile=FILE: a V8 CPU profile of the reload alone (open it in Chrome DevTools).
 const profileArgument = process.argv.find((arg) => arg.startsWith('--reload-profile='));
 const RATE = 2000;
 const SUSTAIN_S = quick ? 20 : 60;
 const RELOAD_TRANSMISSIONS = sizeArgument ? Number(sizeArgument.split('=')[1]) : quick ? 100000 : 1000000;
 if (!Number.isInteger(RELOAD_TRANSMISSIONS) || RELOAD_TRANSMISSIONS <= 0) throw new TypeError(`--transmissions must be a positive integer, got ${sizeArgument}`);
+const RELOAD_REPORTS = reportsArgument ? Number(reportsArgument.split('=')[1]) : null;
+if (RELOAD_REPORTS !== null && (!Number.isInteger(RELOAD_REPORTS) || RELOAD_REPORTS <= 0)) throw new TypeError(`--reports must be a positive integer, got ${reportsArgument}`);
+if (RELOAD_REPORTS !== null && sizeArgument) throw new TypeError('give --transmissions or --reports, not both');
+/** What the reload stores: N reports (--reports) or N transmissions. */
+const RELOAD_SIZE_LABEL = RELOAD_REPORTS !== null ? `${RELOAD_REPORTS} reports` : `${RELOAD_TRANSMISSIONS} transmissions`;
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -103,6 +113,33 @@ async function sustainedIngest(mongo) {
   };
 }
 
+/**
+ * CPU milliseconds used so far by the java child of this process (the in-memory MongoDB server
+ * that startMongo() spawned), from /proc; null where there is no /proc or no such child.
+ */
+function childJavaCpuMs() {
+  const fs = require('fs');
+  try {
+    const ticksPerSecond = 100; // USER_HZ on Linux
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat;
+      try {
+        stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      } catch {
+        continue;
+      }
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // fields[1] is the parent pid; [11] and [12] user and system time in ticks.
+      if (name === 'java' && Number(fields[1]) === process.pid) return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+    }
+  } catch {
+    return null;
+  }
+  return null;
+}
+
 /** The inspector's CPU profiler, started now; stopInto(file) writes the profile. */
 async function startProfiler() {
   const inspector = require('inspector');
@@ -121,7 +158,11 @@ async function startProfiler() {
   };
 }
 
-/** Persist RELOAD_TRANSMISSIONS transmissions, then time a cold reload into a new engine. */
+/**
+ * Persist RELOAD_TRANSMISSIONS transmissions (or exactly RELOAD_REPORTS reports), then time a
+ * cold reload into a new engine. A report is one observer's reception (one observation
+ * document); a transmission is one packet, heard by one or more observers.
+ */
 async function reload(mongo) {
   const { client, collections } = await openDatabase(mongo, 'reload');
   const sim = createSimulator({ seed: 9 });
@@ -130,15 +171,16 @@ async function reload(mongo) {
   const persistence = createPersistence({ collections, store: writer.store, batchSize: 2000, maxPendingWrites: 2000000 });
   await persistence.ensureIndexes();
   const fillStarted = Date.now();
-  while (writer.store.size < RELOAD_TRANSMISSIONS) {
+  const filled = () => (RELOAD_REPORTS !== null ? writer.store.observationCount >= RELOAD_REPORTS : writer.store.size >= RELOAD_TRANSMISSIONS);
+  while (!filled()) {
     for (const message of sim.messages(20000)) {
       const report = { raw: message.payload.raw, observerId: message.topic.split('/')[2], observerName: message.payload.origin, region: message.topic.split('/')[1], snr: message.payload.SNR, rssi: message.payload.RSSI, score: message.payload.score, direction: 'rx', time: Date.parse(message.payload.timestamp) };
       const result = writer.store.ingest(report);
       if (!result.error) persistence.recordIngest(result, report);
-      if (writer.store.size >= RELOAD_TRANSMISSIONS) break;
+      if (filled()) break;
     }
     await persistence.flush();
-    process.stdout.write(`  persisted ${writer.store.size} transmissions\n`);
+    process.stdout.write(`  persisted ${writer.store.observationCount} reports of ${writer.store.size} transmissions\n`);
   }
   await persistence.flush();
   const fillSeconds = (Date.now() - fillStarted) / 1000;
@@ -150,15 +192,23 @@ async function reload(mongo) {
   const profiler = profileArgument ? await startProfiler() : null;
   const started = Date.now();
   const cpuBefore = process.cpuUsage();
+  const mongoCpuBefore = mongo.external ? null : childJavaCpuMs();
   const summary = await reader.loadInto(engine, { log });
   const seconds = (Date.now() - started) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
+  const mongoCpuAfter = mongo.external ? null : childJavaCpuMs();
+  const mongoCpu = mongoCpuBefore === null || mongoCpuAfter === null ? null : mongoCpuAfter - mongoCpuBefore;
   if (profiler) await profiler.stopInto(profileArgument.split('=')[1]);
   const same = engine.store.size === writer.store.size && engine.store.observationCount === observationsStored;
   await client.close();
+  const cpuMs = (cpu.user + cpu.system) / 1000;
   return {
-    transmissions: RELOAD_TRANSMISSIONS,
+    // What was stored and reloaded: `reports` observation documents of `transmissions` packets.
+    reports: observationsStored,
+    transmissions: writer.store.size,
     observations: observationsStored,
+    reports_per_transmission: Math.round((observationsStored / writer.store.size) * 100) / 100,
+    size_argument: RELOAD_REPORTS !== null ? `--reports=${RELOAD_REPORTS}` : `--transmissions=${RELOAD_TRANSMISSIONS}`,
     fill_s: Math.round(fillSeconds),
     reload_s: Math.round(seconds * 10) / 10,
     reload_engine_s: Math.round(summary.ingestMs / 100) / 10,
@@ -167,9 +217,15 @@ async function reload(mongo) {
     reload_waiting_s: Math.round(summary.waitMs / 100) / 10,
     // CPU-seconds of this process (not the MongoDB server): the whole reload, and the replay of
     // batches (engine) within it; the rest is reading (BSON decoding, driver). Comparable across loads.
-    reload_cpu_s: Math.round((cpu.user + cpu.system) / 1e5) / 10,
+    reload_cpu_s: Math.round(cpuMs / 100) / 10,
     reload_engine_cpu_s: Math.round(summary.replayCpuMs / 100) / 10,
-    reload_reading_cpu_s: Math.round(((cpu.user + cpu.system) / 1000 - summary.replayCpuMs) / 100) / 10,
+    reload_reading_cpu_s: Math.round((cpuMs - summary.replayCpuMs) / 100) / 10,
+    // Of the reading CPU: decoding the observation documents' BSON (the rest is the driver: socket, wire messages).
+    reload_bson_cpu_s: Math.round(summary.readCpuMs / 100) / 10,
+    // The MongoDB server's CPU-seconds during the reload, when it is our child process (mongo-java-server).
+    reload_mongo_cpu_s: mongoCpu === null ? null : Math.round(mongoCpu / 100) / 10,
+    reload_reports_per_s: Math.round(observationsStored / seconds),
+    reload_reports_per_cpu_s: Math.round(observationsStored / (cpuMs / 1000)),
     reloaded_transmissions: engine.store.size,
     reloaded_observations: engine.store.observationCount,
     complete: same,
@@ -211,15 +267,17 @@ async function main() {
   try {
     if (reloadOnly) {
       // Its own result file (server-reload.json): the full result keeps its sustained part.
-      console.log(`reload of ${RELOAD_TRANSMISSIONS} transmissions (reload only)...`);
+      console.log(`reload of ${RELOAD_SIZE_LABEL} (reload only)...`);
       const reloaded = await reload(mongo);
       console.log({ ...reloaded, summary: undefined });
       const result = {
         benchmark: 'server-reload',
         quick: false,
         date: new Date().toISOString(),
-        command: `npm run bench:server -- --reload-only${sizeArgument ? ` ${sizeArgument}` : ''}`,
+        command: `npm run bench:server -- --reload-only${sizeArgument ? ` ${sizeArgument}` : ''}${reportsArgument ? ` ${reportsArgument}` : ''}`,
         ...machineFigures(),
+        reload_reports: reloaded.reports,
+        reload_transmissions: reloaded.transmissions,
         reload_s: reloaded.reload_s,
         reload_engine_s: reloaded.reload_engine_s,
         reload_reading_s: reloaded.reload_reading_s,
@@ -231,7 +289,7 @@ async function main() {
     console.log(`sustained ingest at ${RATE}/s for ${SUSTAIN_S} s...`);
     const sustained = await sustainedIngest(mongo);
     console.log(sustained);
-    console.log(`reload of ${RELOAD_TRANSMISSIONS} transmissions...`);
+    console.log(`reload of ${RELOAD_SIZE_LABEL}...`);
     const reloaded = await reload(mongo);
     console.log({ ...reloaded, summary: undefined });
     const result = {

@@ -5,7 +5,7 @@
 // for elapsed time.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { MongoClient, MongoNetworkError } = require('mongodb');
+const { MongoClient, MongoNetworkError, Binary, Long, Int32 } = require('mongodb');
 const { startMongo } = require('./helpers/mongo-server');
 const { simulatedReports } = require('./helpers/mesh');
 const { createEngine } = require('../imports/core/engine');
@@ -492,6 +492,35 @@ test('the creating observation carries the raw: reload reads observations alone,
   assert.ok(unset.modifiedCount > 0);
   const mixed = await reload();
   assert.ok(mixed.finds.length > 0, 'transmission documents read for the older creating observations');
+});
+
+test('reload reads the observation documents from their BSON bytes: a binary raw, int32/int64 numbers and extra fields load the same', async (t) => {
+  if (skipIfNoMongo(t)) return;
+  const { raw, collections } = freshCollections();
+  const { reports, channels } = simulatedReports({ seed: 17, count: 1500 });
+  const before = createEngine({ channels });
+  const persistence = createPersistence({ collections, store: before.store });
+  await persistence.ensureIndexes();
+  ingestAll(before, persistence, reports);
+  await persistence.close();
+  // Another layout of the same data (another writer, a hand migration): raw as bytes, the
+  // numbers as 64- and 32-bit integers where they are whole, and fields this version ignores.
+  const docs = await raw.observations.find({}).toArray();
+  const ops = docs.map((doc) => {
+    const set = { extra: { nested: [1, 'two'] }, note: new Binary(Buffer.alloc(40, 1)) };
+    if (typeof doc.raw === 'string') set.raw = new Binary(Buffer.from(doc.raw, 'hex'));
+    set.time = Long.fromNumber(doc.time);
+    if (Number.isInteger(doc.rssi)) set.rssi = new Int32(doc.rssi);
+    return { updateOne: { filter: { _id: doc._id }, update: { $set: set } } };
+  });
+  await raw.observations.bulkWrite(ops);
+  assert.ok(await raw.observations.findOne({ raw: { $type: 'binData' } }), 'raw is stored as binary now');
+  const after = createEngine({ channels });
+  const summary = await createPersistence({ collections }).loadInto(after, { batchSize: 300 });
+  t.diagnostic(`reloaded ${JSON.stringify(summary)}`);
+  assert.equal(summary.skipped + summary.missingRaw + summary.rejected + summary.badDocuments, 0, JSON.stringify(summary));
+  assert.ok(summary.readCpuMs > 0, 'the BSON reading is timed apart from the engine');
+  assertSameViews(before, after);
 });
 
 test('reload does not verify stored adverts again, and restores verification for live ingest', async (t) => {
