@@ -11,7 +11,8 @@
  * sends messages under 1 KB as stored blocks). `meteor-default` is what `npm start` sets
  * (scripts/start.js: with the shared deflate on, memLevel 8 and a full window over Meteor's other
  * defaults); meteor-default-unset leaves the variable unset (Meteor's own defaults, shared
- * deflate on). --quick: off, meteor-default, meteor-default-unset and meteor-default-per-session,
+ * deflate on). --quick: off, meteor-default, meteor-default-unset (only where the bundle has
+ * permessage-deflate2: elsewhere it equals meteor-default) and meteor-default-per-session,
  * 2 rounds of 12 s (≤ 4 min). The
  * variable is read once at start-up, so each measurement is its own server (core 0, simulator
  * 50 packets/s) with the same dashboard subscribers (the Artillery processor's dashboard:
@@ -21,6 +22,8 @@
  * wire bytes and whether the frame was deflated, split into small (< 1,024 bytes) and large
  * messages, which is how "messages under the threshold are sent uncompressed" is checked.
  */
+const fs = require('fs');
+const path = require('path');
 const { runStudy, sleep } = require('./lib/study');
 const { createClientPool, measureWindow } = require('./lib/client-pool');
 const { WEBSOCKET_COMPRESSION_PRESETS, DEFAULT_PRESET, supportsThreshold } = require('../imports/core/compression');
@@ -42,6 +45,10 @@ const EXPERIMENTS = {
   // The variable left unset (Meteor's own defaults: on 3.1.1+ memLevel 1 and the smallest
   // window) with the shared deflate: what meteor-default was before npm start set the window.
   'meteor-default-unset': { unset: true },
+  // Why npm start keeps Meteor's small window when the shared deflate is off: the same full
+  // window with each session deflating on its own (a fresh 256 KB state per message per session
+  // under noContextTakeover on 3.1.1+).
+  'full-window-per-session': { options: { memLevel: 8, maxWindowBits: 15 }, env: { MESHPULSE_SHARED_DEFLATE: 'off' } },
 };
 
 /**
@@ -52,6 +59,7 @@ const EXPERIMENTS = {
 function envFor(name, meteorVersion) {
   const experiment = EXPERIMENTS[name];
   if (experiment && experiment.unset) return undefined;
+  if (experiment && experiment.options) return JSON.stringify(experiment.options);
   if (experiment && !experiment.preset) return JSON.stringify(experiment);
   const preset = experiment ? experiment.preset : name;
   return websocketCompressionFor({ compression: preset, compressionChosen: true }, meteorVersion, extraEnvFor(name), null).value;
@@ -112,10 +120,16 @@ function mean(values) {
 }
 
 runStudy('compression', async (study) => {
-  const presets = study.quick ? ['off', DEFAULT_PRESET, 'meteor-default-unset', 'meteor-default-per-session'] : [...Object.keys(WEBSOCKET_COMPRESSION_PRESETS), ...Object.keys(EXPERIMENTS)];
+  const bundle = await study.bundle();
+  // meteor-default-unset differs from meteor-default only where Meteor configures
+  // permessage-deflate2 (3.1.1+, or a build with its stream_server.js): the quick run measures
+  // it there only, and stays under 4 minutes elsewhere.
+  const deflate2 = fs.existsSync(path.join(bundle.dir, 'bundle', 'programs', 'server', 'npm', 'node_modules', 'meteor', 'ddp-server', 'node_modules', 'permessage-deflate2'));
+  const presets = study.quick
+    ? ['off', DEFAULT_PRESET, ...(deflate2 ? ['meteor-default-unset'] : []), 'meteor-default-per-session']
+    : [...Object.keys(WEBSOCKET_COMPRESSION_PRESETS), ...Object.keys(EXPERIMENTS)];
   const rounds = study.quick ? 2 : 3;
   const windowS = study.quick ? 12 : 20;
-  const bundle = await study.bundle();
   const runs = [];
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? presets : presets.slice().reverse();

@@ -385,8 +385,14 @@ runStudy('delivery', async (study) => {
     // longest; idle floors of 4 s before and after each run.
     ? { userLevels: [10, 40, 200], rounds: 1, rampS: 5, holdS: 12, holdByUsers: { 10: 16, 40: 12, 200: 12 }, warmupS: 8, idleS: 4, browserUsers: 4, browserHoldS: 15 }
     : { userLevels: [10, 40, 200], rounds: 3, rampS: 10, holdS: 45, holdByUsers: {}, warmupS: 10, idleS: 5, browserUsers: 8, browserHoldS: 30 };
+  // Development checks of a shorter plan: --users=10,40 --rounds=3 --hold=16 (the JSON's
+  // settings record what ran; a published study uses the defaults).
+  const flag = (name) => { const arg = process.argv.find((a) => a.startsWith(`--${name}=`)); return arg ? arg.slice(name.length + 3) : null; };
+  if (flag('users')) load.userLevels = flag('users').split(',').map(Number).filter((n) => n > 0);
+  if (flag('rounds')) load.rounds = Math.max(1, Number(flag('rounds')) || 1);
+  if (flag('hold')) { load.holdS = Math.max(5, Number(flag('hold')) || load.holdS); load.holdByUsers = {}; }
   const levels = [];
-  if (study.quick) {
+  if (study.quick && load.rounds === 1) {
     // One round: every level on the reactive server, then every level on the method server;
     // each run's Artillery report is collected once the next run has started.
     const finishers = [];
