@@ -150,6 +150,8 @@ async function startMosquitto(options = {}) {
     dir,
     ca,
     configFile,
+    /** The settings written to mosquitto.conf, as { name: value } (what a benchmark records). */
+    settings: Object.fromEntries(lines.map((line) => line.split(' ')).filter(([name]) => !['listener', 'persistence_location', 'log_dest', 'log_type', 'user', 'password_file', 'certfile', 'keyfile'].includes(name)).map(([name, ...value]) => [name, value.join(' ')])),
     pid: () => child.pid,
     stderr: () => stderr,
     halt,
