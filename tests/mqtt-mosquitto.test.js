@@ -13,6 +13,7 @@ const { createSimulator } = require('../imports/core/simulate');
 const { createPipeline } = require('../imports/ingest/pipeline');
 const { createMqttSources } = require('../imports/ingest/mqtt');
 const { startMosquitto, mosquittoMissing } = require('./helpers/mosquitto');
+const { buildHealth } = require('../imports/core/health');
 
 const DEADLINE_MS = 20000;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -173,6 +174,16 @@ brokerTest('mosquitto: with its default queue limit a stalled subscriber loses m
   assert.match(stats.broker.version, /mosquitto/);
   assert.ok(stats.broker.droppedTotal >= stats.broker.droppedSinceStart);
   await waitFor(() => app.stats().packets === messages.length, 'MeshPulse itself still gets everything');
+  // The same figures as GET /api/health and the Perf page's Sources table read them (issue 13 item 4).
+  const health = buildHealth({ engine: app.engine, pipeline: app.pipeline, mqttSources: app.sources });
+  const [source] = health.sources.mqtt;
+  assert.equal(source.connected, true);
+  assert.equal(source.session, 'clean');
+  assert.equal(source.qos, 0);
+  assert.ok(source.messagesPerSecond > 0, `msgs/s over the last 10 s: ${source.messagesPerSecond}`);
+  assert.equal(source.messages, messages.length);
+  assert.ok(source.broker.droppedSinceStart > 0 && source.broker.droppedSinceStart <= source.broker.droppedTotal, JSON.stringify(source.broker));
+  assert.equal(source.broker.sys, 'available');
 });
 
 brokerTest('mosquitto: a clean session loses what was published while MeshPulse was away; a persistent one gets all of it', async (t) => {
@@ -208,6 +219,10 @@ brokerTest('mosquitto: a clean session loses what was published while MeshPulse 
   assert.match(persistent.stats().clientId, /^meshpulse-[0-9a-f]{12}$/);
   assert.equal(clean.engine.store.stats().observations, 300, 'the clean session got only what came after it connected');
   assert.equal(clean.stats().sessionPresent, false);
+  // Health (GET /api/health, Perf page) names the session kind and whether it was resumed.
+  const health = (app) => buildHealth({ engine: app.engine, pipeline: app.pipeline, mqttSources: app.sources }).sources.mqtt[0];
+  assert.deepEqual([health(persistent).session, health(persistent).sessionPresent, health(persistent).connected], ['persistent', true, true]);
+  assert.deepEqual([health(clean).session, health(clean).sessionPresent, health(clean).connected], ['clean', false, true]);
 });
 
 brokerTest('mosquitto: restarts mid-stream lose nothing with the persistent session (QoS 1, broker persistence on)', async (t) => {
