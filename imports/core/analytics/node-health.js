@@ -368,6 +368,10 @@ class NodeTracker {
     this.lastEvicted = null;
     this.lastEvictedTouched = null;
     this.knownKeys = new KnownKeys();
+    // For the last observation apply() worked on: firstNamed[m] is 1 when the key touched[m]
+    // was named by no earlier observation of its transmission (the packet counts for it now).
+    // The node view's minute rows read it instead of matching the earlier paths again.
+    this.firstNamed = [];
   }
 
   /** Aggregate of one key, or null when no stored packet names it. */
@@ -423,10 +427,12 @@ class NodeTracker {
     const own = matchPath(observation.path, matchStatic(tx, scratchOwn.clear()));
     const before = this.knownKeys.before(tx, index);
     const touched = new Array(own.size);
+    const firstNamed = this.firstNamed;
     for (let m = 0; m < own.size; m++) {
       const key = own.keys[m];
       const flags = own.flags[m];
       const previous = index === 0 ? 0 : before.flagsOf(key);
+      firstNamed[m] = previous === 0 ? 1 : 0;
       const aggregate = this.aggregateFor(key);
       if (previous === 0) this.addTransmission(aggregate, tx, flags, 1);
       else if (flags & HOP && !(previous & HOP)) this.addRelay(aggregate, tx, 1);

@@ -210,6 +210,22 @@ function applyFine(fine, tx, observation) {
   }
 }
 
+/**
+ * applyFine with what the shared tracker found for this observation (NodeTracker.apply): the keys
+ * it names (`keys`, the same set keysNamedBy gives) and, per key, whether an earlier observation
+ * of the transmission named it already (`firstNamed`), so no earlier path is matched again.
+ */
+function applyFineFromTracker(fine, tx, observation, keys, firstNamed) {
+  const { snr } = observation;
+  const time = tx.time;
+  scratchRow[SNR_SUM] = snr === null ? 0 : snr;
+  scratchRow[SNR_COUNT] = snr === null ? 0 : 1;
+  for (let k = 0; k < keys.length; k++) {
+    scratchRow[PACKETS] = firstNamed[k];
+    fine.addRow(time, keys[k], scratchRow, 1);
+  }
+}
+
 function evictFine(fine, tx) {
   // Per key: the packet once, and the SNR of every observation naming it.
   const rows = new Map();
@@ -357,8 +373,12 @@ module.exports = defineView({
     fine: new TimeCounts({ width: 3, countFields: [PACKETS, SNR_COUNT], keyed: true, part: memoryPart(store, 'node'), levels: FINE_LEVELS }),
   }),
   apply(state, tx, observation, store) {
-    applyFine(state.fine, tx, observation);
-    return scopeList(state.tracker.applyFor(state, tx, observation, store));
+    const { tracker } = state;
+    const touched = tracker.applyFor(state, tx, observation, store);
+    // The tracker's answer is for this observation unless it ignored a replay (a late view).
+    if (touched !== null && tracker.lastObservation === observation) applyFineFromTracker(state.fine, tx, observation, touched, tracker.firstNamed);
+    else applyFine(state.fine, tx, observation);
+    return scopeList(touched);
   },
   evict(state, tx) {
     evictFine(state.fine, tx);

@@ -58,6 +58,10 @@ class Level {
     this.keepMs = keepMs;
     this.from = -Infinity; // oldest start kept exactly
     this.rows = new Map(); // start -> row, or (keyed) start -> Map key -> row
+    // The newest bucket's entry of `rows` (nearly every packet lands there): spares a Map
+    // lookup keyed by a start that is no small integer. Reset whenever that entry is deleted.
+    this.cachedStart = NaN;
+    this.cachedEntry = null;
   }
 }
 
@@ -122,23 +126,45 @@ class TimeCounts {
 
   /** The row of (start, key), created (and charged) when missing. */
   rowAt(level, start, key) {
-    let holder = level.rows;
-    if (this.keyed) {
+    if (!this.keyed) {
+      if (start === level.cachedStart) return level.cachedEntry;
+      let row = level.rows.get(start);
+      if (!row) {
+        row = new Array(this.width).fill(0);
+        level.rows.set(start, row);
+        this.charge(this.rowBytes + entryBytes(start));
+      }
+      level.cachedStart = start;
+      level.cachedEntry = row;
+      return row;
+    }
+    let holder;
+    if (start === level.cachedStart) holder = level.cachedEntry;
+    else {
       holder = level.rows.get(start);
       if (!holder) {
         holder = new Map();
         level.rows.set(start, holder);
         this.charge(BYTES.map + entryBytes(start));
       }
+      level.cachedStart = start;
+      level.cachedEntry = holder;
     }
-    const rowKey = this.keyed ? key : start;
-    let row = holder.get(rowKey);
+    let row = holder.get(key);
     if (!row) {
       row = new Array(this.width).fill(0);
-      holder.set(rowKey, row);
-      this.charge(this.rowBytes + entryBytes(rowKey));
+      holder.set(key, row);
+      this.charge(this.rowBytes + entryBytes(key));
     }
     return row;
+  }
+
+  /** `start`'s entry of level.rows is going: forget it as the cached newest one. */
+  uncache(level, start) {
+    if (start === level.cachedStart) {
+      level.cachedStart = NaN;
+      level.cachedEntry = null;
+    }
   }
 
   dropIfEmpty(level, start, key, row) {
@@ -147,7 +173,9 @@ class TimeCounts {
     const rowKey = this.keyed ? key : start;
     holder.delete(rowKey);
     this.charge(-(this.rowBytes + entryBytes(rowKey)));
+    if (!this.keyed) this.uncache(level, start);
     if (this.keyed && holder.size === 0) {
+      this.uncache(level, start);
       level.rows.delete(start);
       this.charge(-(BYTES.map + entryBytes(start)));
     }
@@ -187,6 +215,7 @@ class TimeCounts {
   dropStart(level, start) {
     const holder = level.rows.get(start);
     if (!holder) return;
+    this.uncache(level, start);
     level.rows.delete(start);
     if (this.keyed) {
       let bytes = BYTES.map + entryBytes(start);
