@@ -18,23 +18,45 @@
 const { defineView, memoryPart } = require('./view');
 const { withSnapshotCache } = require('./snapshot-cache');
 const { BYTES, keyBytes } = require('../memory-account');
-const { topByCount, keepBest } = require('./aggregates');
+const { topByCount } = require('./aggregates');
+const { TopTracker } = require('./top-tracker');
 
 const TRACE = 9;
 const HEX_RE = /^[0-9a-fA-F]+$/;
 const MAX_KNOWN = 5;
-// A key entry: object, its neighbours Map, the outer Map entry.
-const KEY_BYTES = BYTES.object + 3 * BYTES.field + BYTES.map + BYTES.mapEntry;
-// A link: object with 9 fields and one entry in each side's neighbours Map.
-const LINK_BYTES = BYTES.object + 9 * BYTES.field + 2 * BYTES.mapEntry + 2 * BYTES.heapNumber;
+// A key entry: object (key, count, neighbours, top-list flag), its neighbours Map, the outer Map entry.
+const KEY_BYTES = BYTES.object + 4 * BYTES.field + BYTES.map + BYTES.mapEntry;
+// A link: object with 10 fields (the last the top-list flag) and one entry in each side's neighbours Map.
+const LINK_BYTES = BYTES.object + 10 * BYTES.field + 2 * BYTES.mapEntry + 2 * BYTES.heapNumber;
+
+function keyOrder(x, y) {
+  return y.count - x.count || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0);
+}
 
 function createState(store) {
-  return {
+  const state = {
     keys: new Map(), // key -> { key, count, neighbours: Map otherKey -> link }
     links: 0,
     observations: 0,
     part: memoryPart(store, 'neighbours'),
   };
+  // The busiest keys and links without a pass over all of them per snapshot (top-tracker.js).
+  state.topKeys = new TopTracker({
+    countOf: (entry) => entry.count,
+    compare: keyOrder,
+    forEach: (visit) => {
+      for (const entry of state.keys.values()) visit(entry);
+    },
+  });
+  state.topLinks = new TopTracker({
+    countOf: (link) => link.count,
+    compare: linkOrder,
+    // Each link once, from its smaller key.
+    forEach: (visit) => {
+      for (const entry of state.keys.values()) for (const link of entry.neighbours.values()) if (link.a === entry.key) visit(link);
+    },
+  });
+  return state;
 }
 
 // Observer record -> its key: computed once per observer, not per observation.
@@ -58,7 +80,7 @@ function senderKey(tx) {
 function keyEntry(state, key) {
   let entry = state.keys.get(key);
   if (!entry) {
-    entry = { key, count: 0, neighbours: new Map() };
+    entry = { key, count: 0, neighbours: new Map(), ranked: false };
     state.keys.set(key, entry);
     if (state.part) state.part.add(KEY_BYTES + keyBytes(key));
   }
@@ -79,7 +101,7 @@ function countLink(state, left, a, b, time, snr, sign) {
     const first = a < b ? keyEntry(state, a) : keyEntry(state, b);
     const second = a < b ? keyEntry(state, b) : keyEntry(state, a);
     // Both key entries ride on the link, so a sighting looks up one key, not both.
-    link = { a: first.key, b: second.key, count: 0, lastSeen: 0, snrCount: 0, snrQuarters: 0, snrOther: 0, entryA: first, entryB: second };
+    link = { a: first.key, b: second.key, count: 0, lastSeen: 0, snrCount: 0, snrQuarters: 0, snrOther: 0, entryA: first, entryB: second, ranked: false };
     first.neighbours.set(second.key, link);
     second.neighbours.set(first.key, link);
     state.links++;
@@ -90,7 +112,12 @@ function countLink(state, left, a, b, time, snr, sign) {
   link.count += sign;
   entryA.count += sign;
   entryB.count += sign;
-  if (sign > 0 && time > link.lastSeen) link.lastSeen = time;
+  if (sign > 0) {
+    if (time > link.lastSeen) link.lastSeen = time;
+    state.topLinks.raised(link, link.count);
+    state.topKeys.raised(entryA, entryA.count);
+    state.topKeys.raised(entryB, entryB.count);
+  }
   if (snr !== null) {
     link.snrCount += sign;
     // SNR arrives in quarter dB: summed as integers it is exact; anything else as a float.
@@ -174,17 +201,6 @@ function linkOrder(x, y) {
   return y.count - x.count || (x.a < y.a ? -1 : x.a > y.a ? 1 : x.b < y.b ? -1 : x.b > y.b ? 1 : 0);
 }
 
-/** The `limit` busiest links (ties by a, then b), each visited once from its smaller key, no strings built. */
-function topLinks(state, limit) {
-  const best = [];
-  for (const entry of state.keys.values()) {
-    for (const link of entry.neighbours.values()) {
-      if (link.a === entry.key) keepBest(best, link, limit, linkOrder);
-    }
-  }
-  return best;
-}
-
 function snapshot(state, params, store) {
   const units = {
     count: 'observations showing the link (adjacent hops, or last hop and observer)',
@@ -201,13 +217,13 @@ function snapshot(state, params, store) {
     }
     return { units, node: params.node, keys };
   }
-  const nodes = topByCount(state.keys, params.limit, (entry) => entry.count).map(([key]) => {
-    const entry = state.keys.get(key);
+  const nodes = state.topKeys.top(params.limit).map((entry) => {
+    const key = entry.key;
     let lastSeen = 0;
     for (const link of entry.neighbours.values()) if (link.lastSeen > lastSeen) lastSeen = link.lastSeen;
     return { key, count: entry.count, neighbourCount: entry.neighbours.size, lastSeen, known: knownFor(store, key) };
   });
-  const links = topLinks(state, params.limit).map((link) => ({ a: link.a, b: link.b, count: link.count, lastSeen: link.lastSeen, snrCount: link.snrCount, meanSnr: meanSnr(link) }));
+  const links = state.topLinks.top(params.limit).map((link) => ({ a: link.a, b: link.b, count: link.count, lastSeen: link.lastSeen, snrCount: link.snrCount, meanSnr: meanSnr(link) }));
   return { units, observations: state.observations, keyCount: state.keys.size, linkCount: state.links, nodes, links };
 }
 

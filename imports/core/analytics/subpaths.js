@@ -20,15 +20,17 @@
  */
 const { defineView, ParamError, memoryPart } = require('./view');
 const { withSnapshotCache } = require('./snapshot-cache');
-const { describePrefix, keepBest, byCountThenKey } = require('./aggregates');
+const { describePrefix, keepBest } = require('./aggregates');
+const { TopTracker } = require('./top-tracker');
 const { BYTES } = require('../memory-account');
 
 const MIN_LENGTH = 2;
 const MAX_LENGTH = 8;
 const SUBPATH_RE = /^[0-9a-f]{2,6}(,[0-9a-f]{2,6}){1,7}$/i;
 
-// A counted run: its Map entry (a small-integer key) and the entry object { prefix, last, count }.
-const ENTRY_BYTES = BYTES.mapEntry + BYTES.object + 3 * BYTES.field;
+// A counted run: its Map entry (a small-integer key) and the entry object { prefix, last, count,
+// ranked, key } (the last two for the top list: top-tracker.js; key is joined only while ranked).
+const ENTRY_BYTES = BYTES.mapEntry + BYTES.object + 5 * BYTES.field;
 
 /**
  * Runs are counted under a 30-bit hash of their hops (a small integer, so the Map never hashes
@@ -40,18 +42,42 @@ const ENTRY_BYTES = BYTES.mapEntry + BYTES.object + 3 * BYTES.field;
  * strings are interned by the decoder). A run's prefix is in every path the run is in, so the
  * prefix's count is never below the run's: an entry never outlives the prefix it points to.
  */
+/** Best first: higher count, then the smaller joined key (hop strings, comma-separated). */
+function runOrder(a, b) {
+  return b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+}
+
+function joinKey(entry) {
+  if (entry.key === null) entry.key = hopsOf(entry).join(',');
+}
+
+function dropKey(entry) {
+  entry.key = null;
+}
+
 function createState(store) {
   const byLength = [];
   const distinct = [];
-  const repeated = [];
+  const tops = [];
   for (let length = 0; length <= MAX_LENGTH; length++) {
-    byLength.push(new Map()); // hash -> { prefix, last, count } or [{ prefix, last, count }, ...]
+    const map = new Map(); // hash -> { prefix, last, count, ranked, key } or an array of them
+    byLength.push(map);
     distinct.push(0);
-    // Runs counted more than once: on a large mesh most runs are seen once, so the top list
-    // walks these first and reads the single ones only when it must (ties at 1, short lists).
-    repeated.push(new Set());
+    // The busiest runs of this length, kept without a pass over every run per snapshot.
+    tops.push(new TopTracker({
+      countOf: (entry) => entry.count,
+      compare: runOrder,
+      forEach: (visit) => {
+        for (const slot of map.values()) {
+          if (Array.isArray(slot)) for (const entry of slot) visit(entry);
+          else visit(slot);
+        }
+      },
+      prepare: joinKey,
+      release: dropKey,
+    }));
   }
-  return { totalPaths: 0, byLength, distinct, repeated, part: memoryPart(store, 'subpaths') };
+  return { totalPaths: 0, byLength, distinct, tops, part: memoryPart(store, 'subpaths') };
 }
 
 /** A hop's code for hashing: its value and its width (so 'ab' and '00ab' differ). */
@@ -86,7 +112,7 @@ function countRun(state, hash, prefix, last, length, sign) {
   let entry = findEntry(map, hash, prefix, last);
   if (entry === undefined) {
     if (sign < 0) return undefined; // never counted: nothing to undo
-    entry = { prefix, last, count: 0 };
+    entry = { prefix, last, count: 0, ranked: false, key: null };
     const slot = map.get(hash);
     if (slot === undefined) map.set(hash, entry);
     else if (Array.isArray(slot)) slot.push(entry);
@@ -96,13 +122,7 @@ function countRun(state, hash, prefix, last, length, sign) {
   }
   const count = entry.count + sign;
   entry.count = count;
-  if (count === 2 && sign > 0) {
-    state.repeated[length].add(entry);
-    if (state.part) state.part.add(BYTES.mapEntry);
-  } else if (count === 1 && sign < 0) {
-    state.repeated[length].delete(entry);
-    if (state.part) state.part.add(-BYTES.mapEntry);
-  }
+  if (sign > 0) state.tops[length].raised(entry, count);
   if (count > 0) return entry;
   const slot = map.get(hash);
   if (slot === entry) map.delete(hash);
@@ -175,32 +195,16 @@ function countOf(state, hops) {
   return entry.count;
 }
 
-/** Every counted run of the given lengths: visit(entry). */
-function forEachRun(state, minLength, maxLength, visit) {
+/** The `limit` runs with the highest counts (ties: smaller joined key first), as [key, count]. */
+function topRuns(state, minLength, maxLength, limit) {
+  const best = [];
   for (let length = minLength; length <= maxLength; length++) {
-    for (const slot of state.byLength[length].values()) {
-      if (Array.isArray(slot)) for (const entry of slot) visit(entry);
-      else visit(slot);
+    for (const entry of state.tops[length].top(limit)) {
+      if (best.length === limit && entry.count < best[limit - 1].count) break; // the rest of this length are lower still
+      keepBest(best, entry, limit, runOrder);
     }
   }
-}
-
-/** The `limit` runs with the highest counts (ties: smaller joined key first), joined lazily. */
-function topRuns(state, minLength, maxLength, limit) {
-  const best = []; // [key, count], best first
-  const consider = (entry) => {
-    // A lower count cannot enter a full list: skip it before joining its key.
-    if (best.length === limit && entry.count < best[limit - 1][1]) return;
-    keepBest(best, [hopsOf(entry).join(','), entry.count], limit, byCountThenKey);
-  };
-  for (let length = minLength; length <= maxLength; length++) for (const entry of state.repeated[length]) consider(entry);
-  // Runs seen once can only enter a list that is short or ends at a count of 1.
-  if (best.length < limit || best[best.length - 1][1] <= 1) {
-    forEachRun(state, minLength, maxLength, (entry) => {
-      if (entry.count === 1) consider(entry);
-    });
-  }
-  return best;
+  return best.map((entry) => [entry.key, entry.count]);
 }
 
 function apply(state, tx, observation) {

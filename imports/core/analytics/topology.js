@@ -13,7 +13,8 @@
 const { defineView, memoryPart } = require('./view');
 const { withSnapshotCache } = require('./snapshot-cache');
 const { BYTES, keyBytes } = require('../memory-account');
-const { MeanAccumulator, topByCount, keepBest, byCountThenKey, describePrefix } = require('./aggregates');
+const { MeanAccumulator, describePrefix } = require('./aggregates');
+const { TopTracker } = require('./top-tracker');
 
 const TRACE = 9;
 const MAX_HOPS = 63; // 6-bit hop count in the path-length byte
@@ -25,13 +26,25 @@ const REACH_BYTES = BYTES.object + 4 * BYTES.field + BYTES.typedArray + (MAX_HOP
 // A counter held in a Map (a hop, a pair, an observer's hop): the entry and a one-field object,
 // so that counting it is one Map lookup, not a get and a set.
 const COUNTER_BYTES = BYTES.mapEntry + BYTES.object + BYTES.field;
-// A hop's entry: the entry, an object with its count and its Map of next hops (made on first use).
-const HOP_BYTES = BYTES.mapEntry + BYTES.object + 2 * BYTES.field;
+// A hop's entry: the entry, an object with its hop, count, Map of next hops (made on first use)
+// and top-list flag.
+const HOP_BYTES = BYTES.mapEntry + BYTES.object + 4 * BYTES.field;
+// A pair's counter under its first hop: the entry and { from, to, count, ranked }.
+const PAIR_BYTES = BYTES.mapEntry + BYTES.object + 4 * BYTES.field;
+
+function hopOrder(x, y) {
+  return y.count - x.count || (x.hop < y.hop ? -1 : x.hop > y.hop ? 1 : 0);
+}
+
+// Pairs tie by their joined key "from,to"; comparing from, then to, gives the same order (',' sorts before every hex digit).
+function pairOrder(x, y) {
+  return y.count - x.count || (x.from < y.from ? -1 : x.from > y.from ? 1 : x.to < y.to ? -1 : x.to > y.to ? 1 : 0);
+}
 
 function createState(store) {
   const snrByHops = [];
   for (let hops = 0; hops <= MAX_HOPS; hops++) snrByHops.push(new MeanAccumulator(4));
-  return {
+  const state = {
     observations: 0,
     traceObservations: 0,
     hopHistogram: new Float64Array(MAX_HOPS + 1),
@@ -44,6 +57,22 @@ function createState(store) {
     observers: new Map(), // observer id -> { observer, observations, hopHistogram, hops: Map hop -> { count } }
     part: memoryPart(store, 'topology'),
   };
+  // The busiest hops and pairs without a pass over all of them per snapshot (top-tracker.js).
+  state.topHops = new TopTracker({
+    countOf: (entry) => entry.count,
+    compare: hopOrder,
+    forEach: (visit) => {
+      for (const entry of state.hopCounts.values()) visit(entry);
+    },
+  });
+  state.topPairs = new TopTracker({
+    countOf: (pair) => pair.count,
+    compare: pairOrder,
+    forEach: (visit) => {
+      for (const entry of state.hopCounts.values()) if (entry.next !== null) for (const pair of entry.next.values()) visit(pair);
+    },
+  });
+  return state;
 }
 
 /** Count a keyed counter up or down; a new one is charged, one back at zero deleted and refunded. */
@@ -66,7 +95,7 @@ function countUnder(map, key, sign, part) {
 function hopEntry(state, hop, sign) {
   let entry = state.hopCounts.get(hop);
   if (entry === undefined && sign > 0) {
-    entry = { count: 0, next: null };
+    entry = { hop, count: 0, next: null, ranked: false };
     state.hopCounts.set(hop, entry);
     if (state.part) state.part.add(HOP_BYTES + keyBytes(hop));
   }
@@ -80,27 +109,25 @@ function countPair(state, fromEntry, to, sign) {
     fromEntry.next = new Map();
     if (state.part) state.part.add(BYTES.map);
   }
-  const before = fromEntry.next.size;
-  countUnder(fromEntry.next, to, sign, state.part);
-  state.pairs += fromEntry.next.size - before;
+  let pair = fromEntry.next.get(to);
+  if (pair === undefined) {
+    if (sign < 0) return; // never counted: nothing to undo
+    pair = { from: fromEntry.hop, to, count: 0, ranked: false };
+    fromEntry.next.set(to, pair);
+    state.pairs++;
+    if (state.part) state.part.add(PAIR_BYTES + keyBytes(to));
+  }
+  pair.count += sign;
+  if (sign > 0) state.topPairs.raised(pair, pair.count);
+  else if (pair.count === 0) {
+    fromEntry.next.delete(to);
+    state.pairs--;
+    if (state.part) state.part.add(-(PAIR_BYTES + keyBytes(to)));
+  }
   if (fromEntry.next.size === 0) {
     fromEntry.next = null;
     if (state.part) state.part.add(-BYTES.map);
   }
-}
-
-/** The `limit` busiest pairs as ["from,to", appearances], ties by the joined key. */
-function topPairs(state, limit) {
-  const best = [];
-  for (const [from, entry] of state.hopCounts) {
-    if (entry.next === null) continue;
-    for (const [to, pair] of entry.next) {
-      // A lower count cannot enter a full list: skip it before joining its key.
-      if (best.length === limit && pair.count < best[limit - 1][1]) continue;
-      keepBest(best, [`${from},${to}`, pair.count], limit, byCountThenKey);
-    }
-  }
-  return best;
 }
 
 function count(state, observation, sign) {
@@ -124,6 +151,7 @@ function count(state, observation, sign) {
     const entry = hopEntry(state, hop, sign);
     if (entry === undefined) break; // nothing of this path was counted (apply and evict mirror)
     entry.count += sign;
+    if (sign > 0) state.topHops.raised(entry, entry.count);
     // A hop's pairs are among its own appearances: at zero it has none left (or its pair from
     // this hop to the next, decremented next through `previous`).
     if (entry.count === 0) {
@@ -182,10 +210,6 @@ function hopFigures(histogram) {
   return { count: n, mean: sum / n, median, max };
 }
 
-function countOf(counter) {
-  return counter.count;
-}
-
 function hopRow(store, hop) {
   return { hop, hashSize: hop.length / 2, ...describePrefix(store, hop) };
 }
@@ -229,11 +253,8 @@ function snapshot(state, params, store) {
     observations: state.observations,
     traceObservations: state.traceObservations,
     hops: { ...figures, distribution },
-    repeaters: topByCount(state.hopCounts, TOP_REPEATERS, countOf).map(([hop, appearances]) => ({ ...hopRow(store, hop), count: appearances })),
-    pairs: topPairs(state, pairLimit).map(([pair, appearances]) => {
-      const [from, to] = pair.split(',');
-      return { pair, from: hopRow(store, from), to: hopRow(store, to), count: appearances };
-    }),
+    repeaters: state.topHops.top(TOP_REPEATERS).map((entry) => ({ ...hopRow(store, entry.hop), count: entry.count })),
+    pairs: state.topPairs.top(pairLimit).map((pair) => ({ pair: `${pair.from},${pair.to}`, from: hopRow(store, pair.from), to: hopRow(store, pair.to), count: pair.count })),
     hopsVsSnr,
     observers,
   };
