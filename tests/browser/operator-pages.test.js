@@ -12,8 +12,8 @@
  *   - Analytics · Distances: both histograms (8 bins each), mean and median, the longest links
  *     longest first and bounded by the chosen limit, linked to their nodes, scoped by region;
  *   - no clipped text without a title, no `undefined`/`NaN` on screen, no page errors;
- *   - screenshots map-routes.png, map-replay.png, observer.png and analytics-distances.png in
- *     tests/browser/screenshots/.
+ *   - screenshots map-routes.png, map-replay.png and observer.png in tests/browser/screenshots/
+ *     (ui.test.js takes analytics-distances.png with the other pages).
  * Skipped, with the reason, when Meteor, Chromium or playwright-core is missing.
  *
  *   CHROMIUM_PATH=/usr/bin/chromium METEOR_BIN=... node --test tests/browser/operator-pages.test.js
@@ -158,7 +158,7 @@ test('operator pages in a browser: map routes and replay, observer detail, dista
           assert.match(stats, /Mean length\s+[\d.,]+ (k?m)/i);
           assert.match(stats, /Median length\s+[\d.,]+ (k?m)/i);
           // Longest first, at most the limit; a smaller limit shows fewer.
-          const lengths = async () => tab.$$eval('[data-testid="distances-longest"] tbody tr', (rows) => rows.map((row) => {
+          const lengths = async () => tab.locator('[data-testid="distances-longest"] tbody tr').evaluateAll((rows) => rows.map((row) => {
             const text = row.cells[2].textContent.trim();
             const value = Number(text.replace(/[^\d.]/g, ''));
             return text.endsWith(' m') ? value / 1000 : value;
@@ -172,7 +172,6 @@ test('operator pages in a browser: map routes and replay, observer detail, dista
           }
           // Each end links to its node page.
           assert.match(await tab.locator('[data-testid="distances-longest"] tbody tr a.node-link').first().getAttribute('href'), /^\/nodes\/[0-9a-f]{64}/);
-          if (mode === 'reactive') await screenshot(page, 'analytics-distances.png');
           await assertReadable(page, `/analytics/distances (${mode})`);
           // Scoped to one region (the header's picker), the view answers for that region.
           const regions = await page.getByTestId('region-picker').locator('option').evaluateAll((options) => options.map((option) => option.value).filter(Boolean));
@@ -182,7 +181,7 @@ test('operator pages in a browser: map routes and replay, observer detail, dista
           await page.waitForURL((url) => url.searchParams.get('region') === region, { timeout: WAIT_MS });
           // The page's sightings are the region's (as REST answers for it), not the whole mesh's:
           // both move with live traffic, so "the region's" is the nearer figure, within 10%.
-          const tile = tab.locator('[data-testid="distances-stats"] .stat', { hasText: 'Sightings' }).locator('.stat-value');
+          const tile = tab.locator('[data-testid="distances-stats"] .stat', { has: page.locator('.stat-label', { hasText: /^Sightings$/ }) }).locator('.stat-value');
           const deadline = Date.now() + WAIT_MS;
           for (;;) {
             const scoped = await getJson(`${app.url}/api/views/distances?limit=10&region=${encodeURIComponent(region)}`);
