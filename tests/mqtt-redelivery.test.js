@@ -204,22 +204,76 @@ test('mqtt source: QoS 0 messages are never re-delivered, so they skip the windo
   assert.equal(sources.stats()[0].redelivered, 1);
 });
 
-test('mqtt source: the acknowledgements of one event-loop turn share one socket write (cork until the turn ends)', async (t) => {
+/** A stand-in for the client's socket: records cork/uncork and every write. */
+function fakeStream() {
+  return { corked: 0, corks: 0, writes: [], destroyed: false, writable: true, cork() { this.corked++; this.corks++; }, uncork() { this.corked--; }, write(bytes) { this.writes.push(Buffer.from(bytes)); return true; } };
+}
+const pubacks = (ids) => Buffer.concat(ids.map((id) => Buffer.from([0x40, 2, id >> 8, id & 0xff])));
+
+test('mqtt source: the QoS 1 PUBACKs of one event-loop turn leave in one socket write, written by the source (mqtt.js told to send none)', async (t) => {
   const { sources, fake } = setup();
   t.after(() => sources.stop());
+  await new Promise((resolve) => setImmediate(resolve)); // connected
   const client = fake.clients[0];
-  const stream = { corked: 0, corks: 0, destroyed: false, cork() { this.corked++; this.corks++; }, uncork() { this.corked--; } };
+  const stream = fakeStream();
   client.stream = stream;
-  let handled = 0;
-  for (let i = 0; i < 100; i++) client.handleMessage({ qos: 1, topic: 't' }, () => { handled++; });
-  assert.equal(handled, 100);
-  assert.equal(stream.corks, 1, 'one cork for the whole turn');
-  assert.equal(stream.corked, 1, 'held until the turn ends');
+  const outcomes = [];
+  const ids = Array.from({ length: 100 }, (_, i) => (i * 977 + 1) % 65536);
+  for (const messageId of ids) client.handleMessage({ qos: 1, topic: 't', messageId }, (err) => outcomes.push(err));
+  assert.equal(outcomes.length, 100);
+  // An error for mqtt.js's callback means "send no PUBACK" (mqtt.js handlers/publish.js).
+  assert.ok(outcomes.every((err) => err instanceof Error && /PUBACK sent by the MeshPulse MQTT source/.test(err.message)));
+  assert.equal(stream.writes.length, 0, 'held until the turn ends');
   await new Promise((resolve) => setImmediate(resolve));
-  assert.equal(stream.corked, 0, 'released at the end of the turn');
-  // QoS 0 has no acknowledgement to hold.
-  client.handleMessage({ qos: 0, topic: 't' }, () => {});
+  assert.deepEqual(stream.writes, [pubacks(ids)], 'one write, every PUBACK in arrival order');
+  // QoS 0 has nothing to acknowledge; QoS 2 stays with mqtt.js, its writes of one turn under one cork.
+  client.handleMessage({ qos: 0, topic: 't' }, (err) => assert.equal(err, undefined));
+  client.handleMessage({ qos: 2, topic: 't', messageId: 9 }, (err) => assert.equal(err, undefined));
+  client.handleMessage({ qos: 2, topic: 't', messageId: 10 }, (err) => assert.equal(err, undefined));
   assert.equal(stream.corks, 1);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(stream.corked, 0);
+  assert.equal(stream.writes.length, 1);
+});
+
+test('mqtt source: PUBACKs go only to the connection their messages came on (a new connection gets none of the old ids)', async (t) => {
+  const { sources, fake } = setup();
+  t.after(() => sources.stop());
+  await new Promise((resolve) => setImmediate(resolve));
+  const client = fake.clients[0];
+  const first = fakeStream();
+  const second = fakeStream();
+  client.stream = first;
+  client.handleMessage({ qos: 1, topic: 't', messageId: 1 }, () => {});
+  client.handleMessage({ qos: 1, topic: 't', messageId: 2 }, () => {});
+  // Reconnected within the turn: the old connection's acks are written to it right away (or lost with it).
+  client.stream = second;
+  client.handleMessage({ qos: 1, topic: 't', messageId: 1 }, () => {});
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(first.writes, [], 'the old stream is no longer the client\'s: nothing written to it');
+  assert.deepEqual(second.writes, [pubacks([1])], 'only the id received on the new connection');
+  // A stream that closes before the turn ends gets nothing (the broker re-delivers; the window skips it).
+  client.handleMessage({ qos: 1, topic: 't', messageId: 3 }, () => {});
+  second.destroyed = true;
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(second.writes.length, 1);
+  // Not connected: mqtt.js's own path (it keeps the PUBACK for later).
+  client.stream = fakeStream();
+  client.connected = false;
+  client.handleMessage({ qos: 1, topic: 't', messageId: 4 }, (err) => assert.equal(err, undefined));
+});
+
+test('mqtt source: batchAcks false leaves every PUBACK to mqtt.js', async (t) => {
+  const { sources, fake } = setup({ batchAcks: false });
+  t.after(() => sources.stop());
+  await new Promise((resolve) => setImmediate(resolve));
+  const client = fake.clients[0];
+  client.stream = fakeStream();
+  const outcomes = [];
+  for (let i = 1; i <= 3; i++) client.handleMessage({ qos: 1, topic: 't', messageId: i }, (err) => outcomes.push(err));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(outcomes, [undefined, undefined, undefined]);
+  assert.deepEqual(client.stream.writes, []);
 });
 
 test('mqtt source: a message arriving while a ping waits for its answer keeps the connection (a long backlog is no keep-alive timeout)', async (t) => {
