@@ -15,13 +15,51 @@
  * `from` defaults to 24 h before `now`. `inRange` counts every stored transmission in the
  * range; `oldest`/`newest` bound what the store holds, for a slider.
  */
-const { defineView, DAY_MS } = require('./view');
-const { withSnapshotCache } = require('./snapshot-cache');
+const { defineView, DAY_MS, memoryPart } = require('./view');
+const { withSnapshotCache, MAX_AGE_MS } = require('./snapshot-cache');
+const { BYTES } = require('../memory-account');
 const { resolvePath } = require('../hop-resolver');
 const { PAYLOAD_TYPES, ROUTE_TYPES } = require('../decode');
 
 const TRACE = 9;
 const MAX_CACHED_ROUTES = 500; // larger answers are recomputed rather than held (see snapshot-cache.js)
+// Resolved routes kept between snapshots (newest use last out), and their estimated size.
+const MAX_MEMO_ROUTES = 4096;
+const routeBytes = (route) => BYTES.mapEntry + 3 * BYTES.object + 24 * BYTES.field + route.hops.length * (BYTES.object + 9 * BYTES.field);
+
+function directoryBytes(store) {
+  return store.directory && store.directory.directoryPart ? store.directory.directoryPart.bytes : 0;
+}
+
+/**
+ * Routes resolved by earlier snapshots, reused while nothing a resolution reads can have
+ * changed: the same directory (node count, charged directory bytes, which move with every node
+ * added, removed or renamed and every adjacency learnt; adverts applied, which may move or
+ * re-role a node) within MAX_AGE_MS of wall time, and the same observations of the packet
+ * (its longest path and observer count). A new packet then costs one resolution, not `limit`.
+ */
+function memoFor(state, store) {
+  const stamp = `${store.nodes ? store.nodes.size : 0}|${directoryBytes(store)}|${state.adverts}`;
+  const at = Date.now();
+  if (stamp !== state.memoStamp || at - state.memoAt > MAX_AGE_MS) {
+    clearMemo(state);
+    state.memoStamp = stamp;
+    state.memoAt = at;
+  }
+  return state.memo;
+}
+
+function clearMemo(state) {
+  if (state.part) for (const entry of state.memo.values()) state.part.add(-entry.bytes);
+  state.memo.clear();
+}
+
+function forget(state, tx) {
+  const entry = state.memo.get(tx);
+  if (entry === undefined) return;
+  state.memo.delete(tx);
+  if (state.part) state.part.add(-entry.bytes);
+}
 
 function placed(node) {
   return node && typeof node.lat === 'number' && typeof node.lon === 'number' && (node.lat !== 0 || node.lon !== 0);
@@ -107,10 +145,16 @@ module.exports = defineView(withSnapshotCache({
     to: { type: 'number', min: 0 },
     limit: { type: 'int', default: 200, min: 1, max: 2000 },
   },
-  createState: () => ({}),
+  createState: (store) => ({ memo: new Map(), memoStamp: null, memoAt: 0, adverts: 0, part: memoryPart(store, 'routes') }),
   // Every packet may be the newest in someone's range; the snapshot is bounded by `limit`.
-  apply: () => true,
-  evict: () => true,
+  apply(state, tx, observation) {
+    if (tx.advert && observation === tx.observations[0]) state.adverts++;
+    return true;
+  },
+  evict(state, tx) {
+    forget(state, tx);
+    return true;
+  },
 
   snapshot(state, params, store, now) {
     const fifo = store.fifo;
@@ -125,7 +169,20 @@ module.exports = defineView(withSnapshotCache({
     const inRange = Math.max(0, end - start);
     const routes = [];
     const memo = new Map(); // path -> observer|source -> resolved hops, for this snapshot only
-    for (let i = end - 1; i >= start && routes.length < params.limit; i--) routes.push(routeOf(store, fifo.at(i), memo));
+    const kept = memoFor(state, store); // tx -> { observations, route, bytes }: routes of earlier snapshots
+    for (let i = end - 1; i >= start && routes.length < params.limit; i--) {
+      const tx = fifo.at(i);
+      let entry = kept.get(tx);
+      if (entry === undefined || entry.observations !== tx.observations.length) {
+        if (entry !== undefined) forget(state, tx);
+        const route = routeOf(store, tx, memo);
+        entry = { observations: tx.observations.length, route, bytes: routeBytes(route) };
+        if (state.part) state.part.add(entry.bytes);
+      } else kept.delete(tx); // set again below: newest use last out
+      kept.set(tx, entry);
+      routes.push(entry.route);
+    }
+    while (kept.size > MAX_MEMO_ROUTES) forget(state, kept.keys().next().value);
     const oldest = fifo.first();
     const newest = fifo.last();
     return {

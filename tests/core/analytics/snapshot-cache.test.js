@@ -66,3 +66,30 @@ test('a cached answer expires after MAX_AGE_MS of wall time (a directory edit no
   assert.notEqual(second, first);
   assertClose(second, first);
 });
+
+for (const profile of ['default', 'large']) {
+  test(`routes resolved by earlier snapshots are reused only while still right (${profile} mesh, report by report, with evictions)`, () => {
+    const { reports, channels } = simulatedReports({ seed: 8, count: 1400, profile });
+    const engine = createEngine({ channels, views: ['routes'], store: { maxTransmissions: 400 } });
+    let next = 0;
+    for (; next < 1000; next++) engine.ingest(reports[next]);
+    const live = engine.view('routes');
+    let reused = 0;
+    for (; next < reports.length; next++) {
+      engine.ingest(reports[next]);
+      const memoBefore = live.state.memo.size;
+      const now = engine.store.lastTime;
+      const fresh = engine.store.addView(definitionOf('routes').create(engine.store));
+      engine.store.views.splice(engine.store.views.indexOf(fresh), 1);
+      for (const params of [{ limit: 40 }, {}]) assertClose(live.snapshot(params, now), fresh.snapshot(params, now), `routes ${JSON.stringify(params)} after report ${next}`);
+      // The reference instance shares the store's memory part: take back what its memo charged.
+      for (const entry of fresh.state.memo.values()) fresh.state.part.add(-entry.bytes);
+      if (memoBefore > 0 && live.state.memo.size >= memoBefore) reused++;
+    }
+    assert.ok(reused > 0);
+    // Every memo byte is refunded as the store empties.
+    while (engine.store.size) engine.store.evictOldest();
+    assert.equal(live.state.memo.size, 0);
+    assert.equal(live.state.part.bytes, 0);
+  });
+}
