@@ -44,8 +44,9 @@ const HUB_DEFAULTS = {
   sampleWindow: 1024,
   // Document lists of at least this many JSON bytes go out in content-defined chunks, one
   // top-level field each, so a tick resends only the chunks that moved (imports/core/
-  // field-chunks.js; clients put them back with joinChunkedFields). 0 = whole fields.
-  chunkMinBytes: CHUNK_DEFAULTS.minBytes,
+  // field-chunks.js; clients put them back with joinChunkedFields). 0 = whole fields (the
+  // default here, for callers that read whole documents; the Meteor publications turn it on).
+  chunkMinBytes: 0,
   // Mean items per chunk.
   chunkAverageItems: CHUNK_DEFAULTS.averageItems,
 };

@@ -9,6 +9,7 @@ import { check, Match } from 'meteor/check';
 import { DDPServer } from 'meteor/ddp-server';
 import { viewDocumentId } from '/imports/core/view-key';
 import { SnapshotError } from '/imports/core/publish-hub';
+import { CHUNK_DEFAULTS } from '/imports/core/field-chunks';
 import { liveFeedParams, LIVE_VIEW, LIVE_SHAPE } from '/imports/core/live-feed';
 import { VIEW_DOCUMENTS, LIVE_PACKETS } from './collections';
 
@@ -42,7 +43,8 @@ function subscribeOrFail(publication, hub, sharedSender, viewName, paramsOf, col
 export function registerViewPublications({ hub, viewNames, settings, sharedSender }) {
   // Big lists go out as chunks unless turned off (A/B studies): settings.publish.chunkFields
   // false or MESHPULSE_CHUNK_FIELDS=off sends every field whole, as before.
-  if (settings.publish.chunkFields === false || process.env.MESHPULSE_CHUNK_FIELDS === 'off') hub.options.chunkMinBytes = 0;
+  const chunksOff = settings.publish.chunkFields === false || process.env.MESHPULSE_CHUNK_FIELDS === 'off';
+  hub.options.chunkMinBytes = chunksOff ? 0 : CHUNK_DEFAULTS.minBytes;
   const names = [];
   for (const viewName of viewNames) {
     const name = `view.${viewName}`;
