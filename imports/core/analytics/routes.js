@@ -15,7 +15,7 @@
  * `from` defaults to 24 h before `now`. `inRange` counts every stored transmission in the
  * range; `oldest`/`newest` bound what the store holds, for a slider.
  */
-const { defineView, DAY_MS, memoryPart } = require('./view');
+const { defineView, DAY_MS } = require('./view');
 const { withSnapshotCache, MAX_AGE_MS } = require('./snapshot-cache');
 const { BYTES } = require('../memory-account');
 const { resolvePath } = require('../hop-resolver');
@@ -23,7 +23,9 @@ const { PAYLOAD_TYPES, ROUTE_TYPES } = require('../decode');
 
 const TRACE = 9;
 const MAX_CACHED_ROUTES = 500; // larger answers are recomputed rather than held (see snapshot-cache.js)
-// Resolved routes kept between snapshots (newest use last out), and their estimated size.
+// Resolved routes kept between snapshots (newest use last out). Not charged to the memory
+// account: a snapshot must not push the store over its budget (it evicts only on ingest); this
+// cap bounds it instead (about 1-2 KB per route).
 const MAX_MEMO_ROUTES = 4096;
 const routeBytes = (route) => BYTES.mapEntry + 3 * BYTES.object + 24 * BYTES.field + route.hops.length * (BYTES.object + 9 * BYTES.field);
 
@@ -145,7 +147,7 @@ module.exports = defineView(withSnapshotCache({
     to: { type: 'number', min: 0 },
     limit: { type: 'int', default: 200, min: 1, max: 2000 },
   },
-  createState: (store) => ({ memo: new Map(), memoStamp: null, memoAt: 0, adverts: 0, part: memoryPart(store, 'routes') }),
+  createState: () => ({ memo: new Map(), memoStamp: null, memoAt: 0, adverts: 0, part: null }),
   // Every packet may be the newest in someone's range; the snapshot is bounded by `limit`.
   apply(state, tx, observation) {
     if (tx.advert && observation === tx.observations[0]) state.adverts++;
