@@ -22,7 +22,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawn, spawnSync } = require('child_process');
-const { websocketCompressionEnv, DEFAULT_PRESET, parseRelease } = require('../imports/core/compression');
+const { websocketCompressionEnv, DEFAULT_PRESET, parseRelease, SHARED_DEFLATE_COMPRESSION } = require('../imports/core/compression');
 
 const ROOT = path.resolve(__dirname, '..');
 // `ws` is Meteor's own websocket server (DDP_TRANSPORT left unset); `uws` is µWebSockets.js,
@@ -68,19 +68,17 @@ function parseArgs(argv, env = process.env) {
   return options;
 }
 
-/**
- * What `meteor-default` sets when the shared deflate (imports/core/shared-deflate.js) is on:
- * Meteor's defaults except the window and memLevel. Meteor 3.1.1+ spreads this over its own
- * defaults (threshold 1024, level 1, no context takeover stay) in place of memLevel 1 and the
- * smallest window (8 bits, which Node's deflateRaw turns into 9), which kept large view documents
- * at 58% saved on the lab build; the shared deflate compresses each distinct message once for
- * every session, so a full window costs one zlib call per message, not one per session. The
- * server then announces no server_max_window_bits of its own (15 is the most a client can
- * expect), and when a client asks for fewer bits permessage-deflate negotiates them and hands
- * them to the shared deflate, which uses them (RFC 7692 7.1.2.1). On Meteor 3.0.x these are
- * permessage-deflate's own defaults: nothing changes there.
- */
-const SHARED_DEFLATE_COMPRESSION = { memLevel: 8, maxWindowBits: 15 };
+// SHARED_DEFLATE_COMPRESSION (imports/core/compression.js) is what `meteor-default` sets when the
+// shared deflate (imports/core/shared-deflate.js) is on:
+// Meteor's defaults except the window and memLevel. Meteor 3.1.1+ spreads this over its own
+// defaults (threshold 1024, level 1, no context takeover stay) in place of memLevel 1 and the
+// smallest window (8 bits, which Node's deflateRaw turns into 9), which kept large view documents
+// at 58% saved on the lab build; the shared deflate compresses each distinct message once for
+// every session, so a full window costs one zlib call per message, not one per session. The
+// server then announces no server_max_window_bits of its own (15 is the most a client can
+// expect), and when a client asks for fewer bits permessage-deflate negotiates them and hands
+// them to the shared deflate, which uses them (RFC 7692 7.1.2.1). On Meteor 3.0.x these are
+// permessage-deflate's own defaults: nothing changes there.
 
 /** Whether the server will install the shared deflate: MESHPULSE_SHARED_DEFLATE, else settings publish.sharedDeflate (default on). Pure. */
 function sharedDeflateOn(env, settings) {

@@ -56,6 +56,13 @@ function websocketCompressionEnv(presetName, release) {
   return JSON.stringify(options);
 }
 
+/**
+ * What `npm start` sets for `meteor-default` while the shared deflate is on (see scripts/start.js):
+ * Meteor's defaults with permessage-deflate's full window and memLevel 8 in place of 3.1.1+'s
+ * memLevel 1 and smallest window.
+ */
+const SHARED_DEFLATE_COMPRESSION = { memLevel: 8, maxWindowBits: 15 };
+
 /** Describe what the server was started with, for /api/health. */
 function describeWebsocketCompression(envValue) {
   if (envValue === undefined || envValue === '') return { mode: 'meteor-default', options: null };
@@ -63,10 +70,12 @@ function describeWebsocketCompression(envValue) {
   try {
     const options = JSON.parse(envValue);
     const preset = Object.entries(WEBSOCKET_COMPRESSION_PRESETS).find(([, value]) => value && JSON.stringify(value) === JSON.stringify(options));
-    return { mode: preset ? preset[0] : 'custom', options };
+    if (preset) return { mode: preset[0], options };
+    if (JSON.stringify(options) === JSON.stringify(SHARED_DEFLATE_COMPRESSION)) return { mode: 'meteor-default (shared deflate, full window)', options };
+    return { mode: 'custom', options };
   } catch (err) {
     return { mode: 'invalid', options: null, error: err.message };
   }
 }
 
-module.exports = { WEBSOCKET_COMPRESSION_PRESETS, DEFAULT_PRESET, websocketCompressionEnv, describeWebsocketCompression, supportsThreshold, parseRelease };
+module.exports = { WEBSOCKET_COMPRESSION_PRESETS, SHARED_DEFLATE_COMPRESSION, DEFAULT_PRESET, websocketCompressionEnv, describeWebsocketCompression, supportsThreshold, parseRelease };

@@ -33,6 +33,7 @@ const PARAM_NOTES = {
   'packets.text': 'case-insensitive text in an advert name, a message sender or text, or a hash prefix',
   'packets.node': 'a public key (its adverts and 1-, 2-, 3-byte hop prefixes) or one hop prefix',
   'neighbours.node': 'a public key (its own links and those of its hop prefixes) or one hop prefix',
+  'nodes.keys': 'only these nodes: public keys or key prefixes (2-64 hex digits each, case-insensitive), comma-separated; at most 200',
   'prefixes.prefix': 'a candidate prefix or public key (whole bytes) to look up',
   'traces.node': 'only traces whose route passes a hop matching this key or prefix',
   'rf.bucket': BUCKET_NOTE,

@@ -26,6 +26,9 @@ test('compression presets map to the environment value Meteor reads', () => {
   assert.equal(describeWebsocketCompression(websocketCompressionEnv('balanced', '3.5.2')).mode, 'balanced');
   assert.equal(describeWebsocketCompression(undefined).mode, 'meteor-default');
   assert.equal(describeWebsocketCompression('{nope').mode, 'invalid');
+  // What npm start sets for meteor-default with the shared deflate on (scripts/start.js).
+  assert.equal(describeWebsocketCompression('{"memLevel":8,"maxWindowBits":15}').mode, 'meteor-default (shared deflate, full window)');
+  assert.equal(describeWebsocketCompression('{"memLevel":9,"maxWindowBits":15}').mode, 'custom');
 });
 
 test('store settings become the store options, caps and windows included', () => {
