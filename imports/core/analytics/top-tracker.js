@@ -1,4 +1,6 @@
 'use strict';
+
+const { keepBest } = require('./aggregates');
 /**
  * The busiest entries of a counted collection, kept so that a snapshot's "top N" costs about
  * its own size rather than a pass over every entry (a large mesh has hundreds of thousands of
@@ -84,16 +86,6 @@ class TopTracker {
     this.outsideMax = outside === null ? 0 : countOf(outside);
     return best;
   }
-}
-
-function keepBest(best, item, limit, compare) {
-  if (best.length === limit && compare(item, best[limit - 1]) >= 0) return;
-  let at = best.length === limit ? limit - 1 : best.length;
-  while (at > 0 && compare(item, best[at - 1]) < 0) {
-    best[at] = best[at - 1];
-    at--;
-  }
-  best[at] = item;
 }
 
 module.exports = { TopTracker };
