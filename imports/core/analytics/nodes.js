@@ -8,7 +8,7 @@
  * Packet counts are kept per node as packets arrive and leave (node-health.js), so a snapshot
  * is O(nodes log nodes) whatever the number of stored packets.
  */
-const { defineView, ParamError } = require('./view');
+const { defineView, wrapNormalizeParams, ParamError } = require('./view');
 const { sharedTracker, sumAggregates } = require('./node-health');
 const { nodeStatus } = require('../node-status');
 const { ROLES } = require('../decode');
@@ -147,15 +147,7 @@ function withKeysChecked(normalize) {
     return params;
   };
 }
-definition.normalizeParams = withKeysChecked(definition.normalizeParams);
-const createInstance = definition.create;
-definition.create = (store) => {
-  const instance = createInstance(store);
-  instance.normalizeParams = withKeysChecked(instance.normalizeParams);
-  const snapshotOf = instance.snapshot;
-  instance.snapshot = (rawParams, now) => snapshotOf(instance.normalizeParams(rawParams), now);
-  return instance;
-};
+wrapNormalizeParams(definition, withKeysChecked, { inSnapshot: true });
 
 module.exports = definition;
 module.exports.MAX_KEYS = MAX_KEYS;

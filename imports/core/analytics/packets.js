@@ -14,7 +14,7 @@
  * filter that does not parse is refused by normalizeParams (ParamError naming the position);
  * a top-level `type == X` in it walks that type's index instead of the FIFO.
  */
-const { defineView, ParamError } = require('./view');
+const { defineView, wrapNormalizeParams, ParamError } = require('./view');
 const { compileFilter, FILTER_LIMITS } = require('../packet-filter');
 const { layout, PAYLOAD_TYPE_IDS } = require('../decode');
 const { forEachNewestMerged } = require('../deque');
@@ -180,13 +180,7 @@ function withFilterChecked(normalize) {
     return params;
   };
 }
-definition.normalizeParams = withFilterChecked(definition.normalizeParams);
-const createInstance = definition.create;
-definition.create = (store) => {
-  const instance = createInstance(store);
-  instance.normalizeParams = withFilterChecked(instance.normalizeParams);
-  return instance;
-};
+wrapNormalizeParams(definition, withFilterChecked);
 
 module.exports = definition;
 module.exports.PAYLOAD_TYPE_IDS = PAYLOAD_TYPE_IDS;

@@ -171,4 +171,24 @@ function hourBucket(time) {
   return Math.floor(time / HOUR_MS) * HOUR_MS;
 }
 
-module.exports = { defineView, memoryPart, normalizeParams, paramsKey, ParamError, bump, topEntries, hourBucket, HOUR_MS, DAY_MS };
+/**
+ * Wrap a view's params normalization, the definition's and every instance's, with `wrap`: for a
+ * param that needs more than the declared spec checks (a parsed filter, a canonical key list),
+ * so a bad value is a bad parameter rather than a failed snapshot. With `inSnapshot`, a snapshot
+ * called with raw params goes through the wrapped normalization too.
+ */
+function wrapNormalizeParams(definition, wrap, { inSnapshot = false } = {}) {
+  definition.normalizeParams = wrap(definition.normalizeParams);
+  const createInstance = definition.create;
+  definition.create = (store) => {
+    const instance = createInstance(store);
+    instance.normalizeParams = wrap(instance.normalizeParams);
+    if (inSnapshot) {
+      const snapshotOf = instance.snapshot;
+      instance.snapshot = (rawParams, now) => snapshotOf(instance.normalizeParams(rawParams), now);
+    }
+    return instance;
+  };
+}
+
+module.exports = { defineView, wrapNormalizeParams, memoryPart, normalizeParams, paramsKey, ParamError, bump, topEntries, hourBucket, HOUR_MS, DAY_MS };
