@@ -53,39 +53,57 @@ function fail(reason, extra) {
 // One-shot hashing (Node >= 20.12) over one scratch buffer is ~35% cheaper than a Hash object
 // with two updates; every report is hashed, so it shows in the ingest rate.
 const oneShotHash = typeof crypto.hash === 'function' ? crypto.hash : null;
-const hashScratch = Buffer.allocUnsafe(2 + 256);
 
-// Repeats of one transmission hash the same bytes (every observer's copy; 6 in 7 reports on the
-// large mesh): the bytes of recent hashes, as a one-byte string, give the hash back for ~a third
-// of SHA-256's cost. A ring of HASH_MEMO_SIZE keys (~1-2 MB), oldest overwritten first.
-const HASH_MEMO_SIZE = 4096;
-const hashMemo = new Map(); // hashed bytes (latin1) -> content hash (hex)
-const hashMemoRing = new Array(HASH_MEMO_SIZE).fill(null);
-let hashMemoNext = 0;
+// Repeats of one transmission hash the same bytes (every observer's copy; half the reports on
+// the default mesh, 6 in 7 on the large one): recent hashed bytes give their hash back without
+// SHA-256. A direct-mapped memo of HASH_MEMO_SIZE slots keyed by a 32-bit FNV-1a of the bytes,
+// each slot holding the bytes themselves (compared in full, so a collision is only a miss) and
+// the hash: no string is built and no Map is probed per report. Fixed size (~1 MB), allocated once.
+const HASH_MEMO_SIZE = 4096; // a power of two
+const HASH_MEMO_SLOT = 2 + 256; // type byte, TRACE's path-length byte, payload
+const hashMemoBytes = Buffer.alloc(HASH_MEMO_SIZE * HASH_MEMO_SLOT);
+const hashMemoLengths = new Int32Array(HASH_MEMO_SIZE); // 0 = empty
+const hashMemoKeys = new Int32Array(HASH_MEMO_SIZE);
+const hashMemoHashes = new Array(HASH_MEMO_SIZE).fill(null);
 
 function contentHash(payloadType, pathLenByte, bytes, payloadOffset, end = bytes.length) {
   // toString on the 8 bytes, not slice() of the 64-char hex: a slice would keep the whole
   // parent string alive in every stored transmission.
-  if (oneShotHash !== null) {
-    let at = 0;
-    hashScratch[at++] = payloadType;
-    if (payloadType === 9) hashScratch[at++] = pathLenByte;
-    at += bytes.copy(hashScratch, at, payloadOffset, end);
-    const hashed = hashScratch.toString('latin1', 0, at);
-    let hash = hashMemo.get(hashed);
-    if (hash !== undefined) return hash;
-    hash = oneShotHash('sha256', hashScratch.subarray(0, at), 'buffer').toString('hex', 0, 8);
-    const slot = hashMemoNext;
-    hashMemoNext = slot + 1 === HASH_MEMO_SIZE ? 0 : slot + 1;
-    if (hashMemoRing[slot] !== null) hashMemo.delete(hashMemoRing[slot]);
-    hashMemoRing[slot] = hashed;
-    hashMemo.set(hashed, hash);
+  if (oneShotHash !== null && end - payloadOffset <= 256) {
+    const isTrace = payloadType === 9;
+    const length = (isTrace ? 2 : 1) + end - payloadOffset;
+    let key = Math.imul(0x811c9dc5 ^ payloadType, 16777619);
+    if (isTrace) key = Math.imul(key ^ pathLenByte, 16777619);
+    for (let i = payloadOffset; i < end; i++) key = Math.imul(key ^ bytes[i], 16777619);
+    const slot = key & (HASH_MEMO_SIZE - 1);
+    const at = slot * HASH_MEMO_SLOT;
+    if (hashMemoKeys[slot] === key && hashMemoLengths[slot] === length && memoHolds(at, payloadType, pathLenByte, isTrace, bytes, payloadOffset, end)) {
+      return hashMemoHashes[slot];
+    }
+    let to = at;
+    hashMemoBytes[to++] = payloadType;
+    if (isTrace) hashMemoBytes[to++] = pathLenByte;
+    bytes.copy(hashMemoBytes, to, payloadOffset, end);
+    const hash = oneShotHash('sha256', hashMemoBytes.subarray(at, at + length), 'buffer').toString('hex', 0, 8);
+    hashMemoKeys[slot] = key;
+    hashMemoLengths[slot] = length;
+    hashMemoHashes[slot] = hash;
     return hash;
   }
   const sha = crypto.createHash('sha256');
   sha.update(payloadType === 9 ? Buffer.from([payloadType, pathLenByte]) : Buffer.from([payloadType]));
   sha.update(bytes.subarray(payloadOffset, end));
   return sha.digest().toString('hex', 0, 8);
+}
+
+/** The memo slot at byte `at` holds exactly these hashed bytes (its length already matched). */
+function memoHolds(at, payloadType, pathLenByte, isTrace, bytes, payloadOffset, end) {
+  const memo = hashMemoBytes;
+  let i = at;
+  if (memo[i++] !== payloadType) return false;
+  if (isTrace && memo[i++] !== pathLenByte) return false;
+  for (let j = payloadOffset; j < end; j++, i++) if (memo[i] !== bytes[j]) return false;
+  return true;
 }
 
 /**
@@ -290,6 +308,61 @@ function parseAdvert(payload) {
  * payload of transmissions already stored (then `{ packet, repeat: true }` with payload fields null).
  * Returns `{ packet }` or `{ error: { reason, message } }`.
  */
+/** A new hop list read from the path bytes (exact size: push() would reserve 16+ slots). */
+function pathOf(bytes, pathOffset, hopCount, hashSize) {
+  const path = new Array(hopCount);
+  for (let i = 0; i < hopCount; i++) {
+    const start = pathOffset + i * hashSize;
+    path[i] = hexOf(bytes, start, start + hashSize);
+  }
+  return path;
+}
+
+// A mesh repeats its routes: for a caller that only shares or copies the hop list (the store,
+// through its path interner, which never mutates one), the same path bytes give the same array
+// back. Direct-mapped by a hash of the path length byte and hops; a slot keeps the bytes' key
+// and the array, whose hops are compared before it is reused. Fixed size, allocated once.
+const PATH_MEMO_SIZE = 2048; // a power of two
+const pathMemoKeys = new Int32Array(PATH_MEMO_SIZE);
+const pathMemoPaths = new Array(PATH_MEMO_SIZE).fill(EMPTY_PATH);
+
+function memoPath(bytes, pathOffset, hopCount, hashSize) {
+  const end = pathOffset + hopCount * hashSize;
+  let key = Math.imul(0x811c9dc5 ^ hopCount ^ (hashSize << 6), 16777619);
+  for (let i = pathOffset; i < end; i++) key = Math.imul(key ^ bytes[i], 16777619);
+  const slot = key & (PATH_MEMO_SIZE - 1);
+  const memo = pathMemoPaths[slot];
+  if (pathMemoKeys[slot] === key && memo.length === hopCount && pathMatches(memo, bytes, pathOffset, hashSize)) return memo;
+  const path = pathOf(bytes, pathOffset, hopCount, hashSize);
+  pathMemoKeys[slot] = key;
+  pathMemoPaths[slot] = path;
+  return path;
+}
+
+/** Every hop of `path` (interned hex strings) is the `hashSize`-byte hash at its place in `bytes`. */
+function pathMatches(path, bytes, pathOffset, hashSize) {
+  for (let i = 0; i < path.length; i++) {
+    const hop = path[i];
+    if (hop.length !== 2 * hashSize) return false;
+    const start = pathOffset + i * hashSize;
+    if (hexOf(bytes, start, start + hashSize) !== hop) return false;
+  }
+  return true;
+}
+
+/**
+ * A reusable decode result for a caller that keeps nothing of it but the per-type content
+ * objects (advert, message, trace) and the path (the store): `decodePacket(input, { scratch })`
+ * fills `scratch.packet` and returns `scratch` ({ packet, repeat, bytes, length }: `bytes` holds
+ * the packet's `length` bytes until the next decode) instead of allocating. Its path may be an
+ * array an earlier decode returned: share it, never change it. Errors are still new objects.
+ */
+function createDecodeScratch() {
+  const scratch = { packet: null, repeat: false, bytes: null, length: 0 };
+  scratch.packet = decodePacket('050000000000').packet; // a RESPONSE: the shape of every decoded packet
+  return scratch;
+}
+
 // Hex input is decoded into this scratch buffer (no Buffer allocated per report). Nothing that
 // decodePacket returns points into it: fields are copied out as strings and numbers.
 const hexScratch = Buffer.allocUnsafe(MAX_PACKET_BYTES);
@@ -350,45 +423,69 @@ function decodePacket(input, options = {}) {
     traceSnrs = new Array(hopCount);
     for (let i = 0; i < hopCount; i++) traceSnrs[i] = bytes.readInt8(pathOffset + i) / 4;
   } else if (hopCount > 0) {
-    path = new Array(hopCount);
-    for (let i = 0; i < hopCount; i++) {
-      const start = pathOffset + i * hashSize;
-      path[i] = hexOf(bytes, start, start + hashSize);
-    }
+    path = !options.scratch ? pathOf(bytes, pathOffset, hopCount, hashSize) : memoPath(bytes, pathOffset, hopCount, hashSize);
   }
 
   const hash = contentHash(payloadType, pathLenByte, bytes, payloadOffset, length);
   // A repeat of a known transmission needs only its hash and this observer's path: skip
   // payload parsing and decryption (half of all reports are such repeats).
   const repeat = options.isKnown ? options.isKnown(hash) : false;
-  const packet = {
-    hash,
-    routeType,
-    payloadType,
-    payloadVersion,
-    transportCodes,
-    hashSize,
-    hopCount,
-    path,
-    size: length,
-    payloadOffset,
-    advert: null,
-    srcHash: null,
-    destHash: null,
-    channelHash: null,
-    message: null,
-    trace: null,
-    ackChecksum: null,
-    controlSubtype: null,
-    // Filled in by the store; declared here so every stored transmission keeps all its fields
-    // in-object (properties added later would need a separate backing array per object).
-    seq: 0,
-    time: 0,
-    raw: null,
-    observations: null,
-  };
+  const scratch = options.scratch ? options.scratch : undefined;
+  let packet;
+  if (scratch === undefined) {
+    packet = {
+      hash,
+      routeType,
+      payloadType,
+      payloadVersion,
+      transportCodes,
+      hashSize,
+      hopCount,
+      path,
+      size: length,
+      payloadOffset,
+      advert: null,
+      srcHash: null,
+      destHash: null,
+      channelHash: null,
+      message: null,
+      trace: null,
+      ackChecksum: null,
+      controlSubtype: null,
+      // Filled in by the store; declared here so every stored transmission keeps all its fields
+      // in-object (properties added later would need a separate backing array per object).
+      seq: 0,
+      time: 0,
+      raw: null,
+      observations: null,
+    };
+  } else {
+    // The caller's reusable record (createDecodeScratch): every field set, as above.
+    packet = scratch.packet;
+    packet.hash = hash;
+    packet.routeType = routeType;
+    packet.payloadType = payloadType;
+    packet.payloadVersion = payloadVersion;
+    packet.transportCodes = transportCodes;
+    packet.hashSize = hashSize;
+    packet.hopCount = hopCount;
+    packet.path = path;
+    packet.size = length;
+    packet.payloadOffset = payloadOffset;
+    packet.advert = null;
+    packet.srcHash = null;
+    packet.destHash = null;
+    packet.channelHash = null;
+    packet.message = null;
+    packet.trace = null;
+    packet.ackChecksum = null;
+    packet.controlSubtype = null;
+    scratch.repeat = repeat;
+    scratch.bytes = bytes;
+    scratch.length = length;
+  }
 
-  if (repeat) return { packet, repeat: true };
+  if (repeat) return scratch === undefined ? { packet, repeat: true } : scratch;
   const payload = bytes.subarray(payloadOffset, length);
   switch (payloadType) {
     case 0: case 1: case 2: case 8: // REQ, RESPONSE, TXT_MSG, PATH: dest, src, MAC, ciphertext
@@ -441,7 +538,7 @@ function decodePacket(input, options = {}) {
     default:
       break;
   }
-  return { packet };
+  return scratch === undefined ? { packet } : scratch;
 }
 
 /**
@@ -509,6 +606,7 @@ function layout(rawHex, options = {}) {
 module.exports = {
   verifyAdvertSignature,
   decodePacket,
+  createDecodeScratch,
   layout,
   contentHash,
   createKeyring,

@@ -27,7 +27,7 @@
  * advert changes a node only when its Ed25519 signature verifies and its timestamp is newer
  * than the node's last one and not beyond the clock window.
  */
-const { decodePacket } = require('./decode');
+const { decodePacket, createDecodeScratch } = require('./decode');
 const { SeqDeque, SeqIndex } = require('./deque');
 const { HashIndex } = require('./hash-index');
 const { checkReport, INPUT_ERRORS } = require('./input-limits');
@@ -133,7 +133,8 @@ class PacketStore {
     this.observers = this.directory.observers; // observer id -> observer directory entry
 
     this.views = [];
-    this.decodeOptions = { keyring: this.keyring, isKnown: (hash) => this.byHash.has(hash), verifyAdverts: this.options.verifyAdverts };
+    // Every report decodes into one reused record (the store copies what it keeps).
+    this.decodeOptions = { keyring: this.keyring, isKnown: (hash) => this.byHash.has(hash), verifyAdverts: this.options.verifyAdverts, scratch: createDecodeScratch() };
   }
 
   /** Estimated heap bytes of the store, its indexes and every view (the budgeted total). */
@@ -174,7 +175,9 @@ class PacketStore {
     const advert = decoded.packet.advert;
     if (advert !== null && advert.signatureValid === false) return this.reject({ reason: 'bad_signature', message: STORE_ERRORS.bad_signature });
     const raw = typeof rawLower === 'string' ? rawLower : rawLower.toString('hex');
-    return this.insertDecoded(decoded.packet, raw, report);
+    // A new transmission keeps its bytes as a one-byte string, read from the decoded bytes.
+    const latin1 = decoded.repeat ? null : decoded.bytes.toString('latin1', 0, decoded.length);
+    return this.insertDecoded(decoded.packet, raw, report, latin1);
   }
 
   /** null, or { reason, message } for a report outside input-limits.js. */
@@ -189,7 +192,8 @@ class PacketStore {
     return { error };
   }
 
-  insertDecoded(packet, raw, report) {
+  /** `latin1`: the raw packet as a one-byte string when the caller has it (else read from `raw`, hex). */
+  insertDecoded(packet, raw, report, latin1 = null) {
     this.counters.ingested++;
     // Store time is monotone so that first-heard order equals seq order (time-range queries
     // binary-search the FIFO); a clock step backwards only repeats the last time.
@@ -205,7 +209,7 @@ class PacketStore {
       // record's getters read the header fields from it. rawHex(tx) gives hex back.
       const content = packet.advert || (packet.message && compactMessage(packet.message)) || packet.trace || null;
       const signal = packSignal(report.snr ?? null, report.rssi ?? null, report.score ?? null, directionOf(report));
-      tx = new StoredTransmission(packet.hash, ++this.seq, time, Buffer.from(raw, 'hex').toString('latin1'), this.paths.intern(packet.path), content, observer, signal);
+      tx = new StoredTransmission(packet.hash, ++this.seq, time, latin1 !== null ? latin1 : Buffer.from(raw, 'hex').toString('latin1'), this.paths.intern(packet.path), content, observer, signal);
       this.fifo.insert(tx);
       this.byHash.set(packet.hash, tx);
       this.indexInto(this.byType, tx.payloadType, tx);

@@ -156,6 +156,7 @@ class StoredTransmission {
    */
   set observations(list) {
     Object.defineProperty(this, 'observations', { value: list, writable: true, enumerable: true, configurable: true });
+    Object.defineProperty(this, 'listed', { value: true, writable: true, enumerable: false, configurable: true });
   }
 
   get observationCount() {
@@ -223,6 +224,46 @@ class StoredTransmission {
   }
 }
 
+// Whether a transmission's observations live in the record itself (false) or in a list of its own
+// (a derived copy given `observations`, see the setter): the helpers below read the record's
+// fields without building the array the `observations` getter returns.
+StoredTransmission.prototype.listed = false;
+
+/** Whether `observation` is `tx`'s first (a stored transmission is its own); builds no array. */
+function isFirstObservation(tx, observation) {
+  if (tx.listed === false) return observation === tx;
+  return tx.observations[0] === observation;
+}
+
+/** The number of `tx`'s observations; builds no array. */
+function observationCountOf(tx) {
+  return tx.listed === false ? tx.observationCount : tx.observations.length;
+}
+
+/** `tx`'s observation at `index` (0 = first heard), or undefined; builds no array. */
+function observationAt(tx, index) {
+  if (tx.listed !== false) return tx.observations[index];
+  if (index === 0) return tx;
+  const later = tx.later;
+  if (later === null) return undefined;
+  if (later instanceof StoredObservation) return index === 1 ? later : undefined;
+  return later[index];
+}
+
+/** The index of `observation` among `tx`'s (the last match), or -1; builds no array. */
+function observationIndexOf(tx, observation) {
+  if (tx.listed !== false) return tx.observations.lastIndexOf(observation);
+  const later = tx.later;
+  if (later !== null) {
+    if (later instanceof StoredObservation) {
+      if (later === observation) return 1;
+    } else {
+      return later.lastIndexOf(observation);
+    }
+  }
+  return observation === tx ? 0 : -1;
+}
+
 // Packed signal: bits 0-8 SNR code (0 = null, else SNR x 4 + 129), bits 9-16 RSSI code
 // (0 = null, else 1 - RSSI), bits 17-26 score code (0 = null, else score + 1); direction 'rx'.
 function snrCode(snr) {
@@ -279,4 +320,4 @@ for (const record of tagged) {
 }
 timeEpoch = null;
 
-module.exports = { StoredTransmission, StoredObservation, packSignal, hashHalves, hexInt32, timeOf, EMPTY_OBSERVATIONS, HEX_BYTE };
+module.exports = { StoredTransmission, StoredObservation, isFirstObservation, observationCountOf, observationAt, observationIndexOf, packSignal, hashHalves, hexInt32, timeOf, EMPTY_OBSERVATIONS, HEX_BYTE };

@@ -21,27 +21,40 @@ const { defineView, memoryPart, HOUR_MS, hourBucket } = require('./view');
 const { BYTES, keyBytes } = require('../memory-account');
 const { observerStatusOf } = require('../observer-status');
 const { PAYLOAD_TYPES } = require('../decode');
+const { observationIndexOf, observationAt, observationCountOf } = require('../stored-records');
 
 const EXAMPLE_SCAN = 5000;
 const HISTORY_LIMIT = 240;
 // An observer's aggregate (object, two Maps) and one count entry in either Map.
-const OBSERVER_STATE_BYTES = BYTES.object + 6 * BYTES.field + 2 * BYTES.map + BYTES.mapEntry;
+// (Its `scope`: one field and a one-slot array.)
+const OBSERVER_STATE_BYTES = BYTES.object + 7 * BYTES.field + 2 * BYTES.map + BYTES.mapEntry + BYTES.object + BYTES.field + BYTES.arraySlot;
 const COUNT_ENTRY_BYTES = BYTES.mapEntry + BYTES.heapNumber;
 
 function createObserverState(part, id) {
   if (part) part.add(OBSERVER_STATE_BYTES + keyBytes(id));
-  return { reports: 0, perHour: new Map(), snrBins: new Map(), snrSum: 0, snrCount: 0, unique: 0 };
+  // perHour is keyed by hour number (time / 1 h, a small integer: no boxed key per report);
+  // `scope` is what apply returns for this observer alone (read by view.js, never changed).
+  return { reports: 0, perHour: new Map(), snrBins: new Map(), snrSum: 0, snrCount: 0, unique: 0, scope: Object.freeze([id]) };
 }
 
 function countInto(map, key, delta, part) {
-  const next = (map.get(key) || 0) + delta;
+  const previous = map.get(key);
+  const next = (previous === undefined ? 0 : previous) + delta;
   if (next === 0) {
     map.delete(key);
     if (part) part.add(-COUNT_ENTRY_BYTES);
   } else {
-    if (!map.has(key) && part) part.add(COUNT_ENTRY_BYTES);
+    if (previous === undefined && part) part.add(COUNT_ENTRY_BYTES);
     map.set(key, next);
   }
+}
+
+/** The one observer id every observation of `tx` before index `end` shares, or null; builds no array. */
+function soleHearerBefore(tx, end) {
+  if (end === 0) return null;
+  const id = observationAt(tx, 0).observer.id;
+  for (let i = 1; i < end; i++) if (observationAt(tx, i).observer.id !== id) return null;
+  return id;
 }
 
 /** The one observer id every observation of `observations[0..end)` shares, or null. */
@@ -100,27 +113,27 @@ const definition = defineView({
       state.observers.set(id, aggregate);
     }
     aggregate.reports++;
-    countInto(aggregate.perHour, hourBucket(observation.time), 1, state.part);
-    if (Number.isFinite(observation.snr)) {
-      countInto(aggregate.snrBins, Math.floor(observation.snr), 1, state.part);
-      aggregate.snrSum += observation.snr;
+    countInto(aggregate.perHour, Math.floor(observation.time / HOUR_MS), 1, state.part);
+    const snr = observation.snr;
+    if (Number.isFinite(snr)) {
+      countInto(aggregate.snrBins, Math.floor(snr), 1, state.part);
+      aggregate.snrSum += snr;
       aggregate.snrCount++;
     }
     // Who heard the transmission before this observation? (It is the last one live; a view
     // added to a filled store replays them in order with all of them already attached.)
-    const observations = tx.observations;
-    let before = observations.length;
-    for (let i = observations.length - 1; i >= 0; i--) if (observations[i] === observation) { before = i; break; }
-    const previous = soleHearer(observations, before);
+    let before = observationIndexOf(tx, observation);
+    if (before < 0) before = observationCountOf(tx);
     if (before === 0) {
       aggregate.unique++;
-      return [id];
+      return aggregate.scope;
     }
+    const previous = soleHearerBefore(tx, before);
     if (previous !== null && previous !== id) {
       state.observers.get(previous).unique--;
       return [id, previous];
     }
-    return [id];
+    return aggregate.scope;
   },
 
   evict(state, tx) {
@@ -130,7 +143,7 @@ const definition = defineView({
       const aggregate = state.observers.get(id);
       if (!aggregate) continue;
       aggregate.reports--;
-      countInto(aggregate.perHour, hourBucket(observation.time), -1, state.part);
+      countInto(aggregate.perHour, Math.floor(observation.time / HOUR_MS), -1, state.part);
       if (Number.isFinite(observation.snr)) {
         countInto(aggregate.snrBins, Math.floor(observation.snr), -1, state.part);
         aggregate.snrSum -= observation.snr;
@@ -162,7 +175,7 @@ const definition = defineView({
       : { id, name: null, region: status ? status.region : null, firstSeen: null, lastSeen: null };
 
     // Reports per hour, every hour of the window (zeros included), oldest first.
-    const perHour = hourRow(params, now, (hour) => (aggregate ? aggregate.perHour.get(hour) || 0 : 0));
+    const perHour = hourRow(params, now, (hour) => (aggregate ? aggregate.perHour.get(hour / HOUR_MS) || 0 : 0));
 
     const bins = aggregate ? Array.from(aggregate.snrBins.entries(), ([snr, count]) => ({ snr, count })).sort((a, b) => a.snr - b.snr) : [];
     const heard = store.byObserver.get(id);

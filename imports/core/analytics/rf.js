@@ -22,6 +22,7 @@ const { withSnapshotCache } = require('./snapshot-cache');
 const { TimeCounts, chooseBucket, describeBucket, bucketParam, newestTime } = require('./time-buckets');
 const { ValueDistribution, MeanAccumulator } = require('./aggregates');
 const { PAYLOAD_TYPES } = require('../decode');
+const { isFirstObservation, observationIndexOf } = require('../stored-records');
 
 const SIGNAL_BINS = 20;
 const SIZE_BINS = 25;
@@ -68,13 +69,17 @@ function hasBoth(observation) {
   return observation.snr !== null && observation.rssi !== null;
 }
 
-function scatterAdd(scatter, tx, observation) {
+function scatterAdd(scatter, tx, observation, time, snr, rssi) {
   const complete = scatter.entries.length === scatter.eligible;
   scatter.eligible++;
-  const entry = { time: observation.time, seq: tx.seq, index: tx.observations.lastIndexOf(observation), snr: observation.snr, rssi: observation.rssi, tx };
   const entries = scatter.entries;
+  const index = observationIndexOf(tx, observation);
   // An entry below every kept one may only join while we hold every eligible observation.
-  if (!complete && scatterOrder(entry, entries[0]) < 0) return;
+  if (!complete) {
+    const first = entries[0];
+    if ((time - first.time || tx.seq - first.seq || index - first.index) < 0) return;
+  }
+  const entry = { time, seq: tx.seq, index, snr, rssi, tx };
   let at = entries.length;
   entries.push(entry);
   while (at > 0 && scatterOrder(entry, entries[at - 1]) < 0) {
@@ -117,7 +122,11 @@ function scatterRebuild(scatter, leaving, store) {
 
 function apply(state, tx, observation) {
   const type = typeEntry(state, tx.payloadType);
-  if (observation === tx.observations[0]) {
+  // Each figure read once (the stored records' getters unpack them).
+  const time = observation.time;
+  const snr = observation.snr;
+  const rssi = observation.rssi;
+  if (isFirstObservation(tx, observation)) {
     state.transmissions++;
     state.size.add(tx.size);
     state.perTime.add(tx.time, null, TRANSMISSIONS, 1);
@@ -125,13 +134,13 @@ function apply(state, tx, observation) {
   }
   state.observations++;
   type.observations++;
-  state.perTime.add(observation.time, null, OBSERVATIONS, 1);
-  if (observation.snr !== null) {
-    state.snr.add(observation.snr);
-    type.snr.add(observation.snr);
+  state.perTime.add(time, null, OBSERVATIONS, 1);
+  if (snr !== null) {
+    state.snr.add(snr);
+    type.snr.add(snr);
   }
-  if (observation.rssi !== null) state.rssi.add(observation.rssi);
-  if (hasBoth(observation)) scatterAdd(state.scatter, tx, observation);
+  if (rssi !== null) state.rssi.add(rssi);
+  if (snr !== null && rssi !== null) scatterAdd(state.scatter, tx, observation, time, snr, rssi);
   return true;
 }
 
