@@ -220,4 +220,4 @@ function resolvePath(store, path, context) {
   return entries;
 }
 
-module.exports = { resolvePath, forwardersOf, placeOf, distanceKm, MAX_LINK_KM, CLEARLY_SHORTER_KM, SEEN_LINK_CREDIT_KM, FORWARDING_ROLE };
+module.exports = { resolvePath, forwardersOf, placeOf, distanceKm, MAX_JOINT_CANDIDATES, MAX_LINK_KM, CLEARLY_SHORTER_KM, SEEN_LINK_CREDIT_KM, FORWARDING_ROLE };

@@ -5,76 +5,83 @@
  * node pair: sightings, length (haversine km between the advertised positions), last seen.
  *
  * State counts consecutive hop *prefix* pairs (directory-free, so evict undoes apply exactly,
- * as in neighbours.js); the prefixes are turned into nodes and positions at snapshot time, with
- * the directory as it is then. Why not at apply time: a view added late (and every
- * region-scoped instance, which catches up on a filled store) would resolve with a directory
- * that already knows later adverts, and so differ from the same view fed live. Resolving in
- * snapshot() makes the answer a function of the stored packets and the directory: a late view
- * equals a live one, and a hop that becomes unique when its advert arrives counts from then on
- * for every stored packet. Not the full hop resolver: its answer depends on learnt adjacency.
+ * as in neighbours.js); which node a prefix names is read from the directory as it is at
+ * snapshot time. Why not fixed at apply time: a view added late (and every region-scoped
+ * instance, which catches up on a filled store) would resolve with a directory that already
+ * knows later adverts, and so differ from the same view fed live. The answer is a function of
+ * the stored packets and the directory now: a late view equals a live one, and a hop that
+ * becomes unique when its advert arrives counts from then on for every stored packet.
+ * Not the full hop resolver: its answer depends on learnt adjacency.
+ *
+ * What a snapshot returns is kept as the packets arrive, so a snapshot does not rebuild it:
+ *   - each hop prefix remembers the placed node it named when last checked, and each hop pair
+ *     the node pair it counts for; a snapshot re-checks the prefixes (one lookup each) only when
+ *     the directory may have changed (node count, directory bytes, adverts; at most 1 s, as
+ *     snapshot-cache.js), and moves only the hop pairs of a prefix whose node or position changed;
+ *   - node pairs carry their length, bin and sightings; the histogram, link and sighting totals
+ *     move with every sighting; the node pairs are kept longest first (new ones merged and
+ *     emptied ones dropped at the next snapshot), so the longest links are the first `limit`.
+ * A snapshot then costs the re-checks (rare), one pass over the ordered node pairs for the
+ * weighted median and mean (a flat array, nothing allocated), and the `limit` rows it returns.
  *
  * TRACE paths carry SNRs, not hops: not counted. A position at 0,0 or non-finite is treated as
  * none (firmware sends 0,0 for "not set"). `lastSeen` is the first-heard time of the newest
  * stored transmission showing the link: eviction is oldest-first, so it stays exact.
- * Snapshot cost: one pass over the distinct hop pairs (bounded by the mesh, not by packets).
  */
 const { defineView, memoryPart } = require('./view');
-const { withSnapshotCache } = require('./snapshot-cache');
+const { withSnapshotCache, directoryStamp, MAX_AGE_MS } = require('./snapshot-cache');
 const { BYTES, keyBytes } = require('../memory-account');
 const { distanceKm } = require('../hop-resolver');
 
 const TRACE = 9;
 const BIN_EDGES_KM = [1, 2, 5, 10, 20, 40, 80]; // bins: 0-1, 1-2, 2-5, 5-10, 10-20, 20-40, 40-80, 80+
 const BIN_LABELS = ['0-1', '1-2', '2-5', '5-10', '10-20', '20-40', '40-80', '80+'];
-// A hop pair: object with 5 fields, its Map entry and its key string (two prefixes, a separator).
-const HOP_PAIR_BYTES = BYTES.object + 5 * BYTES.field + BYTES.mapEntry + BYTES.heapNumber;
+// A hop prefix: object with 6 fields, its partners Map, its entry in the prefixes Map, a boxed lat and lon.
+const PREFIX_BYTES = BYTES.object + 6 * BYTES.field + BYTES.map + BYTES.mapEntry + 2 * BYTES.heapNumber;
+// A hop pair: object with 6 fields, one entry in each prefix's partners Map, a boxed lastSeen.
+const HOP_PAIR_BYTES = BYTES.object + 6 * BYTES.field + 2 * BYTES.mapEntry + BYTES.heapNumber;
+// A node pair: object with 7 fields, boxed km, its Map entry, its members array (one slot
+// typical) and its slot in the length order; plus its key string (keyBytes).
+const NODE_PAIR_BYTES = BYTES.object + 7 * BYTES.field + BYTES.heapNumber + BYTES.mapEntry + BYTES.object + 2 * BYTES.arraySlot + BYTES.arraySlot;
+// Node pairs waiting to be merged into the length order (or emptied ones waiting to leave it)
+// are tidied at ingest once they outnumber it by this much, so no snapshot still leaves them bounded.
+const TIDY_SLACK = 1024;
 
 function createState(store) {
   return {
-    hopPairs: new Map(), // "x|y" (x < y, hop prefixes) -> { x, y, count, lastSeen }
+    prefixes: new Map(), // hop prefix -> { prefix, partners: Map otherPrefix -> hop pair, node, lat, lon }
+    hopPairs: 0, // hop pairs with a count: { x, y (prefix entries), count, lastSeen, nodePair, mark }
+    nodePairs: new Map(), // "keyA|keyB" (keyA < keyB) -> { key, a, b, km, bin, count, members: [hop pair] }
+    byLength: [], // live node pairs, longest first (byLength), plus emptied ones until the next tidy
+    added: [], // node pairs created since the last tidy (not yet in byLength)
+    emptied: 0, // node pairs in byLength or added whose count went to 0
+    links: 0, // node pairs with a count
+    sightings: 0,
+    binLinks: BIN_LABELS.map(() => 0),
+    binSightings: BIN_LABELS.map(() => 0),
     observations: 0, // observations whose path has at least one pair of distinct adjacent hops
+    fresh: [], // prefix entries created since the last check of what prefixes name
+    checkedStamp: null,
+    checkedAt: 0,
+    adverts: 0,
+    moveMark: 0,
+    // Charges made while a snapshot moves hop pairs, settled at the next apply or evict: a
+    // snapshot must not push the store over its budget (it evicts only on ingest).
+    deferredBytes: 0,
+    inSnapshot: false,
     part: memoryPart(store, 'distances'),
   };
 }
 
-/** Apply (sign 1) or undo (sign -1) one observation's adjacent hop pairs. */
-function count(state, tx, path, sign) {
-  let any = false;
-  for (let i = 1; i < path.length; i++) {
-    const p = path[i - 1];
-    const q = path[i];
-    if (typeof p !== 'string' || typeof q !== 'string' || p === q) continue;
-    const [x, y] = p < q ? [p, q] : [q, p];
-    const key = `${x}|${y}`;
-    let pair = state.hopPairs.get(key);
-    if (pair === undefined) {
-      if (sign < 0) continue; // nothing to undo (cannot happen while apply and evict mirror)
-      pair = { x, y, count: 0, lastSeen: 0 };
-      state.hopPairs.set(key, pair);
-      if (state.part) state.part.add(HOP_PAIR_BYTES + keyBytes(key));
-    }
-    pair.count += sign;
-    if (sign > 0 && tx.time > pair.lastSeen) pair.lastSeen = tx.time;
-    if (pair.count === 0) {
-      state.hopPairs.delete(key);
-      if (state.part) state.part.add(-(HOP_PAIR_BYTES + keyBytes(key)));
-    }
-    any = true;
-  }
-  if (any) state.observations += sign;
-  return any;
+function charge(state, bytes) {
+  if (state.part === null) return;
+  if (state.inSnapshot) state.deferredBytes += bytes;
+  else state.part.add(bytes);
 }
 
-function apply(state, tx, observation) {
-  if (tx.payloadType === TRACE || !observation || !Array.isArray(observation.path)) return false;
-  return count(state, tx, observation.path, 1);
-}
-
-function evict(state, tx) {
-  if (tx.payloadType === TRACE) return false;
-  let any = false;
-  for (const observation of tx.observations) if (Array.isArray(observation.path) && count(state, tx, observation.path, -1)) any = true;
-  return any;
+function settleCharges(state) {
+  if (state.deferredBytes !== 0 && state.part !== null) state.part.add(state.deferredBytes);
+  state.deferredBytes = 0;
 }
 
 function placed(node) {
@@ -82,37 +89,223 @@ function placed(node) {
     && Number.isFinite(node.lat) && Number.isFinite(node.lon) && (node.lat !== 0 || node.lon !== 0);
 }
 
-/** The placed node a hop names uniquely now, or null; memoised for one snapshot. */
-function placedNodeFor(store, hop, memo) {
-  let node = memo.get(hop);
-  if (node === undefined) {
-    node = store.uniqueNodeFor(hop);
-    if (!placed(node)) node = null;
-    memo.set(hop, node);
-  }
-  return node;
+/** The placed node a hop names uniquely now, or null. */
+function placedNodeFor(store, hop) {
+  const node = store.uniqueNodeFor(hop);
+  return placed(node) ? node : null;
 }
 
-/** Node pairs from the hop pairs, with the directory as it is now. */
-function nodePairs(state, store) {
-  const memo = new Map();
-  const pairs = new Map();
-  for (const hopPair of state.hopPairs.values()) {
-    const m = placedNodeFor(store, hopPair.x, memo);
-    if (m === null) continue;
-    const n = placedNodeFor(store, hopPair.y, memo);
-    if (n === null || n === m) continue;
-    const [first, second] = m.pubKey < n.pubKey ? [m, n] : [n, m];
-    const key = `${first.pubKey}|${second.pubKey}`;
-    let pair = pairs.get(key);
-    if (pair === undefined) {
-      pair = { key, a: first, b: second, km: distanceKm(first, second), count: 0, lastSeen: 0 };
-      pairs.set(key, pair);
+function prefixEntry(state, store, prefix) {
+  let entry = state.prefixes.get(prefix);
+  if (entry === undefined) {
+    const node = placedNodeFor(store, prefix);
+    entry = { prefix, partners: new Map(), node, lat: node === null ? 0 : node.lat, lon: node === null ? 0 : node.lon };
+    state.prefixes.set(prefix, entry);
+    // Checked again at the next snapshot (the directory may change before it, stamp unchanged).
+    if (state.fresh.length > state.prefixes.size + TIDY_SLACK) {
+      state.fresh.length = 0;
+      state.checkedStamp = null; // too many to list: the next snapshot checks every prefix
     }
-    pair.count += hopPair.count;
-    if (hopPair.lastSeen > pair.lastSeen) pair.lastSeen = hopPair.lastSeen;
+    state.fresh.push(entry);
+    charge(state, PREFIX_BYTES + keyBytes(prefix));
   }
-  return Array.from(pairs.values());
+  return entry;
+}
+
+function dropIfUnused(state, entry) {
+  if (entry.partners.size > 0) return;
+  state.prefixes.delete(entry.prefix);
+  charge(state, -(PREFIX_BYTES + keyBytes(entry.prefix)));
+}
+
+/** Add `delta` sightings to a node pair, moving the totals and its bin with it. */
+function adjust(state, nodePair, delta) {
+  const before = nodePair.count;
+  nodePair.count = before + delta;
+  state.sightings += delta;
+  state.binSightings[nodePair.bin] += delta;
+  if (before === 0) {
+    state.links++;
+    state.binLinks[nodePair.bin]++;
+  } else if (nodePair.count === 0) {
+    state.links--;
+    state.binLinks[nodePair.bin]--;
+  }
+}
+
+/** Count a hop pair for the node pair its prefixes name (if both name distinct placed nodes). */
+function attach(state, hopPair) {
+  const m = hopPair.x.node;
+  const n = hopPair.y.node;
+  if (m === null || n === null || m === n) return;
+  const first = m.pubKey < n.pubKey ? m : n;
+  const second = first === m ? n : m;
+  const key = `${first.pubKey}|${second.pubKey}`;
+  let nodePair = state.nodePairs.get(key);
+  if (nodePair === undefined) {
+    const km = distanceKm(first, second);
+    nodePair = { key, a: first, b: second, km, bin: binOf(km), count: 0, members: [] };
+    state.nodePairs.set(key, nodePair);
+    state.added.push(nodePair);
+    charge(state, NODE_PAIR_BYTES + keyBytes(key));
+  }
+  nodePair.members.push(hopPair);
+  hopPair.nodePair = nodePair;
+  if (hopPair.count > 0) adjust(state, nodePair, hopPair.count);
+}
+
+/** Undo attach(); a node pair left without hop pairs is gone (it leaves byLength at the next tidy). */
+function detach(state, hopPair) {
+  const nodePair = hopPair.nodePair;
+  if (nodePair === null) return;
+  hopPair.nodePair = null;
+  const members = nodePair.members;
+  const at = members.indexOf(hopPair);
+  members[at] = members[members.length - 1];
+  members.pop();
+  if (hopPair.count > 0) adjust(state, nodePair, -hopPair.count);
+  if (members.length === 0) {
+    state.nodePairs.delete(nodePair.key);
+    state.emptied++;
+    charge(state, -(NODE_PAIR_BYTES + keyBytes(nodePair.key)));
+  }
+}
+
+/** One sighting of the adjacent hops p, q (p !== q). */
+function sight(state, store, p, q, time) {
+  const left = prefixEntry(state, store, p);
+  let hopPair = left.partners.get(q);
+  if (hopPair === undefined) {
+    const right = prefixEntry(state, store, q);
+    hopPair = { x: left, y: right, count: 0, lastSeen: 0, nodePair: null, mark: 0 };
+    left.partners.set(q, hopPair);
+    right.partners.set(p, hopPair);
+    state.hopPairs++;
+    charge(state, HOP_PAIR_BYTES);
+    attach(state, hopPair);
+  }
+  hopPair.count++;
+  if (time > hopPair.lastSeen) hopPair.lastSeen = time;
+  if (hopPair.nodePair !== null) adjust(state, hopPair.nodePair, 1);
+}
+
+/** Undo one sight(); frees the hop pair (and prefixes nothing else uses) at zero. */
+function unsight(state, p, q) {
+  const left = state.prefixes.get(p);
+  const hopPair = left === undefined ? undefined : left.partners.get(q);
+  if (hopPair === undefined) return; // nothing to undo (cannot happen while apply and evict mirror)
+  hopPair.count--;
+  if (hopPair.nodePair !== null) adjust(state, hopPair.nodePair, -1);
+  if (hopPair.count > 0) return;
+  detach(state, hopPair);
+  hopPair.x.partners.delete(hopPair.y.prefix);
+  hopPair.y.partners.delete(hopPair.x.prefix);
+  state.hopPairs--;
+  charge(state, -HOP_PAIR_BYTES);
+  dropIfUnused(state, hopPair.x);
+  dropIfUnused(state, hopPair.y);
+}
+
+/** Apply (sign 1) or undo (sign -1) one observation's adjacent hop pairs. */
+function count(state, store, tx, path, sign) {
+  let any = false;
+  for (let i = 1; i < path.length; i++) {
+    const p = path[i - 1];
+    const q = path[i];
+    if (typeof p !== 'string' || typeof q !== 'string' || p === q) continue;
+    if (sign > 0) sight(state, store, p, q, tx.time);
+    else unsight(state, p, q);
+    any = true;
+  }
+  if (any) state.observations += sign;
+  if (state.added.length + state.emptied > state.byLength.length + TIDY_SLACK) tidy(state);
+  return any;
+}
+
+function apply(state, tx, observation, store) {
+  settleCharges(state);
+  // An advert may move or re-role a node: the next snapshot checks what prefixes name.
+  if (tx.advert && observation === tx.observations[0]) state.adverts++;
+  if (tx.payloadType === TRACE || !observation || !Array.isArray(observation.path)) return false;
+  return count(state, store, tx, observation.path, 1);
+}
+
+function evict(state, tx, store) {
+  settleCharges(state);
+  if (tx.payloadType === TRACE) return false;
+  let any = false;
+  for (const observation of tx.observations) if (Array.isArray(observation.path) && count(state, store, tx, observation.path, -1)) any = true;
+  return any;
+}
+
+/**
+ * Bring every prefix's node up to the directory as it is now: all prefixes when the directory
+ * may have changed since the last check, else only those created since. Hop pairs of a prefix
+ * whose node (or its position) changed move to their new node pair.
+ */
+function checkPrefixes(state, store) {
+  const stamp = directoryStamp(store, state.adverts);
+  const at = Date.now();
+  let entries = state.fresh;
+  if (stamp !== state.checkedStamp || at - state.checkedAt > MAX_AGE_MS) {
+    entries = state.prefixes.values();
+    state.checkedStamp = stamp;
+    state.checkedAt = at;
+  }
+  let changed = null;
+  for (const entry of entries) {
+    const node = placedNodeFor(store, entry.prefix);
+    if (node === entry.node && (node === null || (node.lat === entry.lat && node.lon === entry.lon))) continue;
+    if (state.prefixes.get(entry.prefix) !== entry) continue; // a fresh entry already dropped
+    entry.node = node;
+    entry.lat = node === null ? 0 : node.lat;
+    entry.lon = node === null ? 0 : node.lon;
+    (changed || (changed = [])).push(entry);
+  }
+  state.fresh.length = 0;
+  if (changed === null) return;
+  // Detach every hop pair of a changed prefix first, then attach them with both ends current.
+  const mark = ++state.moveMark;
+  const moved = [];
+  for (const entry of changed) {
+    for (const hopPair of entry.partners.values()) {
+      if (hopPair.mark === mark) continue;
+      hopPair.mark = mark;
+      detach(state, hopPair);
+      moved.push(hopPair);
+    }
+  }
+  for (const hopPair of moved) attach(state, hopPair);
+}
+
+const isLive = (nodePair) => nodePair.count > 0;
+
+/** Merge the node pairs added since the last tidy into the length order and drop emptied ones. */
+function tidy(state) {
+  if (state.added.length === 0 && state.emptied === 0) return;
+  const order = state.byLength;
+  const added = state.added.length === 0 ? state.added : state.added.filter(isLive).sort(byLength);
+  if (added.length === 0) {
+    let kept = 0;
+    for (let i = 0; i < order.length; i++) if (order[i].count > 0) order[kept++] = order[i];
+    order.length = kept;
+  } else {
+    const merged = [];
+    let i = 0;
+    let j = 0;
+    while (i < order.length || j < added.length) {
+      if (i < order.length && order[i].count === 0) {
+        i++;
+      } else if (j === added.length || (i < order.length && byLength(order[i], added[j]) < 0)) {
+        merged.push(order[i++]);
+      } else {
+        merged.push(added[j++]);
+      }
+    }
+    state.byLength = merged;
+  }
+  state.added = [];
+  state.emptied = 0;
 }
 
 function binOf(km) {
@@ -129,35 +322,41 @@ function brief(node) {
   return { pubKey: node.pubKey, name: node.name || null };
 }
 
+function lastSeenOf(nodePair) {
+  let lastSeen = 0;
+  for (const hopPair of nodePair.members) if (hopPair.lastSeen > lastSeen) lastSeen = hopPair.lastSeen;
+  return lastSeen;
+}
+
 function snapshot(state, params, store) {
-  const pairs = nodePairs(state, store);
-  let sightings = 0;
-  const histogram = BIN_LABELS.map((label) => ({ bin: label, links: 0, sightings: 0 }));
-  let weightedKm = 0;
-  for (const pair of pairs) {
-    const bin = histogram[binOf(pair.km)];
-    bin.links++;
-    bin.sightings += pair.count;
-    weightedKm += pair.km * pair.count;
-    sightings += pair.count;
+  state.inSnapshot = true;
+  try {
+    checkPrefixes(state, store);
+    tidy(state);
+  } finally {
+    state.inSnapshot = false;
   }
-  pairs.sort(byLength);
-  // Traffic-weighted median: the length at which half the sightings (rounded up) are reached, shortest first.
+  const order = state.byLength;
+  const sightings = state.sightings;
+  // Traffic-weighted median: the length at which half the sightings (rounded up) are reached,
+  // shortest first; the mean summed over the same walk.
   let medianKm = null;
-  if (sightings > 0) {
-    const half = Math.ceil(sightings / 2);
-    let seen = 0;
-    for (let i = pairs.length - 1; i >= 0; i--) {
-      seen += pairs[i].count;
-      if (seen >= half) {
-        medianKm = pairs[i].km;
-        break;
-      }
+  let weightedKm = 0;
+  const half = Math.ceil(sightings / 2);
+  let seen = 0;
+  for (let i = order.length - 1; i >= 0; i--) {
+    const nodePair = order[i];
+    weightedKm += nodePair.km * nodePair.count;
+    if (seen < half) {
+      seen += nodePair.count;
+      if (seen >= half) medianKm = nodePair.km;
     }
   }
-  const longest = pairs.slice(0, params.limit).map((pair) => ({
-    a: brief(pair.a), b: brief(pair.b), km: pair.km, count: pair.count, lastSeen: pair.lastSeen,
-  }));
+  const longest = [];
+  for (let i = 0; i < order.length && i < params.limit; i++) {
+    const pair = order[i];
+    longest.push({ a: brief(pair.a), b: brief(pair.b), km: pair.km, count: pair.count, lastSeen: lastSeenOf(pair) });
+  }
   return {
     units: {
       km: 'great-circle length between the two nodes\' advertised positions',
@@ -165,10 +364,10 @@ function snapshot(state, params, store) {
       observations: 'stored observations (not TRACE) with at least two distinct adjacent hops, resolved or not',
       lastSeen: 'first-heard time of the newest stored transmission showing the link (ms)',
     },
-    links: pairs.length,
+    links: state.links,
     observations: state.observations,
     sightings,
-    histogram,
+    histogram: BIN_LABELS.map((label, i) => ({ bin: label, links: state.binLinks[i], sightings: state.binSightings[i] })),
     meanKm: sightings > 0 ? weightedKm / sightings : null,
     medianKm,
     longest,

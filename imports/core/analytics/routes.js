@@ -16,9 +16,9 @@
  * range; `oldest`/`newest` bound what the store holds, for a slider.
  */
 const { defineView, DAY_MS } = require('./view');
-const { withSnapshotCache, MAX_AGE_MS } = require('./snapshot-cache');
+const { withSnapshotCache, directoryBytes, MAX_AGE_MS } = require('./snapshot-cache');
 const { BYTES } = require('../memory-account');
-const { resolvePath } = require('../hop-resolver');
+const { resolvePath, MAX_JOINT_CANDIDATES } = require('../hop-resolver');
 const { PAYLOAD_TYPES, ROUTE_TYPES } = require('../decode');
 
 const TRACE = 9;
@@ -29,38 +29,59 @@ const MAX_CACHED_ROUTES = 500; // larger answers are recomputed rather than held
 const MAX_MEMO_ROUTES = 4096;
 const routeBytes = (route) => BYTES.mapEntry + 3 * BYTES.object + 24 * BYTES.field + route.hops.length * (BYTES.object + 9 * BYTES.field);
 
-function directoryBytes(store) {
-  return store.directory && store.directory.directoryPart ? store.directory.directoryPart.bytes : 0;
-}
-
 /**
- * Routes resolved by earlier snapshots, reused while nothing a resolution reads can have
- * changed: the same directory (node count, charged directory bytes, which move with every node
- * added, removed or renamed and every adjacency learnt; adverts applied, which may move or
- * re-role a node) within MAX_AGE_MS of wall time, and the same observations of the packet
- * (its longest path and observer count). A new packet then costs one resolution, not `limit`.
+ * Routes resolved by earlier snapshots, reused while nothing their resolution reads can have
+ * changed (within MAX_AGE_MS of wall time, for a directory edit made outside ingest), and while
+ * the packet has the same observations (its longest path and observer count). A new packet then
+ * costs one resolution, not `limit`. Two memos, by what a route read:
+ *   - `memo`: routes none of whose hops was weighed (each had at most one repeater, or more than
+ *     hop-resolver's MAX_JOINT_CANDIDATES): they read the candidates, roles, names and positions
+ *     of nodes, which change only with a node added or removed (node count) or an advert applied;
+ *   - `weighedMemo`: routes with a weighed hop also read learnt adjacency (which moves the
+ *     directory's charged bytes): dropped whenever those bytes move too.
  */
-function memoFor(state, store) {
-  const stamp = `${store.nodes ? store.nodes.size : 0}|${directoryBytes(store)}|${state.adverts}`;
+function memosFor(state, store) {
+  const nodes = `${store.nodes ? store.nodes.size : 0}|${state.adverts}`;
+  const bytes = directoryBytes(store);
   const at = Date.now();
-  if (stamp !== state.memoStamp || at - state.memoAt > MAX_AGE_MS) {
-    clearMemo(state);
-    state.memoStamp = stamp;
+  if (nodes !== state.memoStamp || at - state.memoAt > MAX_AGE_MS) {
+    clearMemo(state, state.memo);
+    clearMemo(state, state.weighedMemo);
+    state.memoStamp = nodes;
+    state.memoBytes = bytes;
     state.memoAt = at;
+  } else if (bytes !== state.memoBytes) {
+    clearMemo(state, state.weighedMemo);
+    state.memoBytes = bytes;
   }
-  return state.memo;
 }
 
-function clearMemo(state) {
-  if (state.part) for (const entry of state.memo.values()) state.part.add(-entry.bytes);
-  state.memo.clear();
+function clearMemo(state, memo) {
+  if (state.part) for (const entry of memo.values()) state.part.add(-entry.bytes);
+  memo.clear();
 }
 
 function forget(state, tx) {
-  const entry = state.memo.get(tx);
+  const memo = state.memo.has(tx) ? state.memo : state.weighedMemo;
+  const entry = memo.get(tx);
   if (entry === undefined) return;
-  state.memo.delete(tx);
+  memo.delete(tx);
   if (state.part) state.part.add(-entry.bytes);
+}
+
+/** Drop the least recently used memo entries past MAX_MEMO_ROUTES (the older of each memo's oldest first). */
+function trimMemos(state) {
+  while (state.memo.size + state.weighedMemo.size > MAX_MEMO_ROUTES) {
+    const plain = state.memo.size > 0 ? state.memo.entries().next().value : null;
+    const weighed = state.weighedMemo.size > 0 ? state.weighedMemo.entries().next().value : null;
+    forget(state, plain !== null && (weighed === null || plain[1].used <= weighed[1].used) ? plain[0] : weighed[0]);
+  }
+}
+
+/** Whether a route's resolution weighed a hop among several repeaters (and so read learnt adjacency). */
+function isWeighed(route) {
+  for (const hop of route.hops) if (hop.candidates > 1 && hop.candidates <= MAX_JOINT_CANDIDATES) return true;
+  return false;
 }
 
 function placed(node) {
@@ -72,10 +93,17 @@ function endpoint(node) {
   return { pubKey: node.pubKey, name: node.name || null, role: node.role || null, lat: placed(node) ? node.lat : null, lon: placed(node) ? node.lon : null };
 }
 
+/** How many observations a transmission has, without building its list (a copy with its own list: that list). */
+function observationCountOf(tx) {
+  if (typeof tx.observationCount === 'number' && !Object.prototype.hasOwnProperty.call(tx, 'observations')) return tx.observationCount;
+  return tx.observations.length;
+}
+
 /** The observation with the most hops (the first of equals). */
 function longestObservation(tx) {
-  let best = tx.observations[0];
-  for (let i = 1; i < tx.observations.length; i++) if (tx.observations[i].path.length > best.path.length) best = tx.observations[i];
+  const observations = tx.observations; // built on each read for stored transmissions: read once
+  let best = observations[0];
+  for (let i = 1; i < observations.length; i++) if (observations[i].path.length > best.path.length) best = observations[i];
   return best;
 }
 
@@ -102,11 +130,16 @@ function resolvedHops(store, path, observerId, sourceKey, routeType, memo) {
   const resolved = resolvePath(store, path, { observerId, sourceKey, routeType });
   for (const entry of resolved) {
     const node = entry.status === 'resolved' ? entry.node : null;
+    const at = node !== null && placed(node);
     hops.push({
       hop: entry.hop,
       status: entry.status,
       candidates: entry.candidates.length,
-      ...(node ? endpoint(node) : { pubKey: null, name: null, role: null, lat: null, lon: null }),
+      pubKey: node === null ? null : node.pubKey,
+      name: node === null ? null : node.name || null,
+      role: node === null ? null : node.role || null,
+      lat: at ? node.lat : null,
+      lon: at ? node.lon : null,
     });
   }
   if (memo) {
@@ -132,7 +165,7 @@ function routeOf(store, tx, memo = null) {
     payloadType: tx.payloadType,
     type: PAYLOAD_TYPES[tx.payloadType] || String(tx.payloadType),
     route: ROUTE_TYPES[tx.routeType] || String(tx.routeType),
-    observers: tx.observations.length,
+    observers: observationCountOf(tx),
     source: endpoint(source),
     observer: observation ? { id: observation.observer.id, name: observation.observer.name, region: observation.observer.region, ...(observerNode ? { lat: placed(observerNode) ? observerNode.lat : null, lon: placed(observerNode) ? observerNode.lon : null } : { lat: null, lon: null }) } : null,
     hops,
@@ -147,7 +180,7 @@ module.exports = defineView(withSnapshotCache({
     to: { type: 'number', min: 0 },
     limit: { type: 'int', default: 200, min: 1, max: 2000 },
   },
-  createState: () => ({ memo: new Map(), memoStamp: null, memoAt: 0, adverts: 0, part: null }),
+  createState: () => ({ memo: new Map(), weighedMemo: new Map(), memoStamp: null, memoBytes: 0, memoAt: 0, uses: 0, adverts: 0, part: null }),
   // Every packet may be the newest in someone's range; the snapshot is bounded by `limit`.
   apply(state, tx, observation) {
     if (tx.advert && observation === tx.observations[0]) state.adverts++;
@@ -171,20 +204,27 @@ module.exports = defineView(withSnapshotCache({
     const inRange = Math.max(0, end - start);
     const routes = [];
     const memo = new Map(); // path -> observer|source -> resolved hops, for this snapshot only
-    const kept = memoFor(state, store); // tx -> { observations, route, bytes }: routes of earlier snapshots
+    memosFor(state, store); // tx -> { observations, route, bytes, used }: routes of earlier snapshots
+    const used = ++state.uses;
     for (let i = end - 1; i >= start && routes.length < params.limit; i--) {
       const tx = fifo.at(i);
+      const kept = state.memo.has(tx) ? state.memo : state.weighedMemo;
       let entry = kept.get(tx);
-      if (entry === undefined || entry.observations !== tx.observations.length) {
+      if (entry === undefined || entry.observations !== observationCountOf(tx)) {
         if (entry !== undefined) forget(state, tx);
         const route = routeOf(store, tx, memo);
-        entry = { observations: tx.observations.length, route, bytes: routeBytes(route) };
+        entry = { observations: observationCountOf(tx), route, bytes: routeBytes(route), used };
         if (state.part) state.part.add(entry.bytes);
-      } else kept.delete(tx); // set again below: newest use last out
-      kept.set(tx, entry);
+        (isWeighed(route) ? state.weighedMemo : state.memo).set(tx, entry);
+      } else {
+        // Set again: newest use last out.
+        kept.delete(tx);
+        entry.used = used;
+        kept.set(tx, entry);
+      }
       routes.push(entry.route);
     }
-    while (kept.size > MAX_MEMO_ROUTES) forget(state, kept.keys().next().value);
+    trimMemos(state);
     const oldest = fifo.first();
     const newest = fifo.last();
     return {

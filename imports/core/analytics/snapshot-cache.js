@@ -96,4 +96,13 @@ function withSnapshotCache(definition, cacheable = null) {
   };
 }
 
-module.exports = { SnapshotCache, withSnapshotCache, MAX_AGE_MS, MAX_ENTRIES };
+/**
+ * What a snapshot that reads the node directory depends on beyond its own state: the node count,
+ * the directory's charged bytes and a count of adverts the view applied (which may move or
+ * re-role a node). Kept with MAX_AGE_MS of wall time, as the cache above does.
+ */
+function directoryStamp(store, adverts) {
+  return `${store.nodes ? store.nodes.size : 0}|${directoryBytes(store)}|${adverts}`;
+}
+
+module.exports = { SnapshotCache, withSnapshotCache, directoryBytes, directoryStamp, MAX_AGE_MS, MAX_ENTRIES };

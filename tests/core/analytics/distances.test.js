@@ -112,9 +112,15 @@ test('distances stays exact on the large profile (colliding prefixes)', () => {
 test('distances frees every pair, record and byte once every transmission is evicted', () => {
   const engine = run({ seed: 9, count: 2000, checks: 2 });
   const state = engine.view('distances').state;
-  assert.ok(state.hopPairs.size > 0 && state.part.bytes > 0);
+  assert.ok(state.hopPairs > 0 && state.nodePairs.size > 0 && state.part.bytes > 0);
   while (engine.store.size) engine.store.evictOldest();
-  assert.equal(state.hopPairs.size, 0);
+  assert.equal(state.hopPairs, 0);
+  assert.equal(state.prefixes.size, 0);
+  assert.equal(state.nodePairs.size, 0);
+  assert.equal(state.links, 0);
+  assert.equal(state.sightings, 0);
+  assert.deepEqual(engine.view('distances').snapshot({}).longest, []);
+  assert.equal(state.byLength.length, 0);
   assert.equal(state.observations, 0);
   assert.equal(state.part.bytes, 0);
 });
@@ -135,4 +141,37 @@ test('distances added to a filled store equals one fed live', () => {
   const engine = run({ seed: 21, count: 2000, checks: 2 });
   const late = engine.store.addView(distances.create(engine.store));
   assertClose(late.snapshot({ limit: 200 }), engine.view('distances').snapshot({ limit: 200 }));
+});
+
+test('distances follows the directory report by report (prefixes that become unique, ambiguous or placed)', () => {
+  for (const { profile, count, every } of [{ profile: 'default', count: 2500, every: 7 }, { profile: 'large', count: 5000, every: 23 }]) {
+    const { reports, channels } = simulatedReports({ seed: 11, count, profile });
+    const engine = createEngine({ channels, views: ['distances'] });
+    const view = engine.view('distances');
+    let checked = 0;
+    for (let i = 0; i < reports.length; i++) {
+      engine.ingest(reports[i]);
+      if (i % every !== 0) continue;
+      if (i % (3 * every) === 0) for (let k = 0; k < 5 && engine.store.size; k++) engine.store.evictOldest();
+      assertClose(withoutUnits(view.snapshot({ limit: 200 })), bruteDistances(engine.store, view.normalizeParams({ limit: 200 })), `${profile} report ${i}`);
+      checked++;
+    }
+    const state = view.state;
+    assert.ok(checked > 100 && state.moveMark > 5 && state.links > 4, `${profile}: ${checked} checks, ${state.moveMark} re-checks that moved hop pairs, ${state.links} links`);
+  }
+});
+
+test('distances sees a node moved outside ingest once the 1 s safety window has passed', (t) => {
+  const engine = run({ seed: 21, count: 2000, checks: 2 });
+  const view = engine.view('distances');
+  const before = view.snapshot({ limit: 200 });
+  const pair = before.longest[0];
+  const node = engine.store.nodes.get(pair.a.pubKey);
+  node.lat += 0.5; // a reload merging a persisted position: no ingest, no stamp change
+  const realNow = Date.now;
+  t.after(() => { Date.now = realNow; });
+  Date.now = () => realNow() + 5000;
+  const after = view.snapshot({ limit: 200 });
+  assertClose(withoutUnits(after), bruteDistances(engine.store, view.normalizeParams({ limit: 200 })));
+  assert.notEqual(after.longest.find((row) => row.a.pubKey === pair.a.pubKey && row.b.pubKey === pair.b.pubKey).km, pair.km);
 });
