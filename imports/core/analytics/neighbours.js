@@ -24,8 +24,9 @@ const { TopTracker } = require('./top-tracker');
 const TRACE = 9;
 const HEX_RE = /^[0-9a-fA-F]+$/;
 const MAX_KNOWN = 5;
-// A key entry: object (key, count, neighbours, top-list flag), its neighbours Map, the outer Map entry.
-const KEY_BYTES = BYTES.object + 4 * BYTES.field + BYTES.map + BYTES.mapEntry;
+// A key entry: object (key, count, neighbours, top-list flag, lastSeen), its neighbours Map, the
+// outer Map entry, a boxed lastSeen.
+const KEY_BYTES = BYTES.object + 5 * BYTES.field + BYTES.map + BYTES.mapEntry + BYTES.heapNumber;
 // A link: object with 10 fields (the last the top-list flag) and one entry in each side's neighbours Map.
 const LINK_BYTES = BYTES.object + 10 * BYTES.field + 2 * BYTES.mapEntry + 2 * BYTES.heapNumber;
 
@@ -80,7 +81,7 @@ function senderKey(tx) {
 function keyEntry(state, key) {
   let entry = state.keys.get(key);
   if (!entry) {
-    entry = { key, count: 0, neighbours: new Map(), ranked: false };
+    entry = { key, count: 0, neighbours: new Map(), ranked: false, lastSeen: 0 };
     state.keys.set(key, entry);
     if (state.part) state.part.add(KEY_BYTES + keyBytes(key));
   }
@@ -114,6 +115,9 @@ function countLink(state, left, a, b, time, snr, sign) {
   entryB.count += sign;
   if (sign > 0) {
     if (time > link.lastSeen) link.lastSeen = time;
+    // A key's newest link, kept as links are: eviction is oldest-first, so it stays exact.
+    if (time > entryA.lastSeen) entryA.lastSeen = time;
+    if (time > entryB.lastSeen) entryB.lastSeen = time;
     state.topLinks.raised(link, link.count);
     state.topKeys.raised(entryA, entryA.count);
     state.topKeys.raised(entryB, entryB.count);
@@ -217,12 +221,8 @@ function snapshot(state, params, store) {
     }
     return { units, node: params.node, keys };
   }
-  const nodes = state.topKeys.top(params.limit).map((entry) => {
-    const key = entry.key;
-    let lastSeen = 0;
-    for (const link of entry.neighbours.values()) if (link.lastSeen > lastSeen) lastSeen = link.lastSeen;
-    return { key, count: entry.count, neighbourCount: entry.neighbours.size, lastSeen, known: knownFor(store, key) };
-  });
+  const nodes = state.topKeys.top(params.limit).map((entry) => (
+    { key: entry.key, count: entry.count, neighbourCount: entry.neighbours.size, lastSeen: entry.lastSeen, known: knownFor(store, entry.key) }));
   const links = state.topLinks.top(params.limit).map((link) => ({ a: link.a, b: link.b, count: link.count, lastSeen: link.lastSeen, snrCount: link.snrCount, meanSnr: meanSnr(link) }));
   return { units, observations: state.observations, keyCount: state.keys.size, linkCount: state.links, nodes, links };
 }

@@ -8,11 +8,16 @@
  * repeater pick a first byte: the 1-byte prefixes no known node has, least-used first (traffic
  * on such a prefix comes from a node that never advertised). `prefix` looks one candidate up.
  *
- * No state of its own: the directory's prefix index (prefix -> nodes) and the store's byPrefix
- * index are the state, so a snapshot is O(distinct prefixes), never O(packets).
+ * No counts of its own: the directory's prefix index (prefix -> nodes) and the store's byPrefix
+ * index are the state. What depends on the directory alone (per role filter: the known count,
+ * per hash size the used and ambiguous prefixes with their nodes in key order, the free 1-byte
+ * prefixes) is kept between snapshots while the directory is unchanged (node count, directory
+ * bytes, adverts applied; at most 1 s, as snapshot-cache.js); a snapshot then reads only the
+ * traffic of the ambiguous and free prefixes (one index lookup each) and builds its rows.
  */
 const { defineView } = require('./view');
 const { keepBest } = require('./aggregates');
+const { directoryStamp, MAX_AGE_MS } = require('./snapshot-cache');
 
 const MAX_LISTED_NODES = 10;
 const ROLE_FILTERS = ['any', 'repeater'];
@@ -36,50 +41,87 @@ function countedNodes(bucket, role) {
   return role === 'any' ? bucket : bucket.filter((node) => node.role === role);
 }
 
+const FIRST_BYTES = Array.from({ length: 256 }, (_, value) => value.toString(16).padStart(2, '0'));
+
+/**
+ * What the snapshot reads from the directory for one role filter: { known, sizes: [{ used,
+ * ambiguous, nodesInAmbiguous, shared: [{ prefix, nodes (by key) }] }], free: [prefix] }.
+ */
+function directoryFigures(store, role) {
+  let known = 0;
+  if (role === 'any') known = store.nodes.size;
+  else for (const node of store.nodes.values()) if (node.role === role) known++;
+  const sizes = [];
+  for (let hashSize = 1; hashSize <= 3; hashSize++) {
+    let used = 0;
+    let nodesInAmbiguous = 0;
+    const shared = [];
+    for (const [prefix, bucket] of store.directory.byPrefix[hashSize - 1]) {
+      const nodes = countedNodes(bucket, role);
+      if (nodes.length === 0) continue;
+      used++;
+      if (nodes.length < 2) continue;
+      nodesInAmbiguous += nodes.length;
+      shared.push({ prefix, nodes: nodes.slice().sort(byPubKey) });
+    }
+    sizes.push({ used, ambiguous: shared.length, nodesInAmbiguous, shared });
+  }
+  const index = store.directory.byPrefix[0];
+  const free = [];
+  for (const prefix of FIRST_BYTES) {
+    const bucket = index.get(prefix);
+    if (bucket === undefined || countedNodes(bucket, role).length === 0) free.push(prefix);
+  }
+  return { known, sizes, free };
+}
+
+/** directoryFigures, kept while the directory is unchanged (see the file comment). */
+function figuresFor(state, store, role) {
+  const stamp = directoryStamp(store, state.adverts);
+  const at = Date.now();
+  if (stamp !== state.stamp || at - state.at > MAX_AGE_MS) {
+    state.byRole.clear();
+    state.stamp = stamp;
+    state.at = at;
+  }
+  let figures = state.byRole.get(role);
+  if (figures === undefined) {
+    figures = directoryFigures(store, role);
+    state.byRole.set(role, figures);
+  }
+  return figures;
+}
+
 function collisionOrder(a, b) {
   return b.traffic - a.traffic || b.nodeCount - a.nodeCount || (a.prefix < b.prefix ? -1 : a.prefix > b.prefix ? 1 : 0);
 }
 
-function sizeSummary(store, hashSize, params) {
-  const index = store.directory.byPrefix[hashSize - 1];
-  let used = 0;
-  let ambiguous = 0;
-  let nodesInAmbiguous = 0;
+function sizeSummary(store, hashSize, figures, params) {
   let ambiguousTraffic = 0;
   const best = []; // top `limit` ambiguous prefixes by collisionOrder, kept sorted
-  for (const [prefix, bucket] of index) {
-    const nodes = countedNodes(bucket, params.role);
-    if (nodes.length === 0) continue;
-    used++;
-    if (nodes.length < 2) continue;
-    ambiguous++;
-    nodesInAmbiguous += nodes.length;
-    const row = { prefix, nodeCount: nodes.length, traffic: trafficOf(store, prefix), nodes };
-    ambiguousTraffic += row.traffic;
-    keepBest(best, row, params.limit, collisionOrder);
+  for (const row of figures.shared) {
+    const traffic = trafficOf(store, row.prefix);
+    ambiguousTraffic += traffic;
+    // Compared as the row it would be (nodeCount: its nodes), built only when it ranks.
+    if (best.length === params.limit && collisionOrder({ prefix: row.prefix, nodeCount: row.nodes.length, traffic }, best[best.length - 1]) >= 0) continue;
+    keepBest(best, { prefix: row.prefix, nodeCount: row.nodes.length, traffic, nodes: row.nodes }, params.limit, collisionOrder);
   }
   return {
     hashSize,
     possible: 256 ** hashSize,
-    used,
-    ambiguous,
-    nodesInAmbiguous,
+    used: figures.used,
+    ambiguous: figures.ambiguous,
+    nodesInAmbiguous: figures.nodesInAmbiguous,
     ambiguousTraffic,
-    collisions: best.map((row) => ({ prefix: row.prefix, nodeCount: row.nodeCount, traffic: row.traffic, nodes: row.nodes.slice().sort(byPubKey).slice(0, MAX_LISTED_NODES).map(brief) })),
+    collisions: best.map((row) => ({ prefix: row.prefix, nodeCount: row.nodeCount, traffic: row.traffic, nodes: row.nodes.slice(0, MAX_LISTED_NODES).map(brief) })),
   };
 }
 
 /** 1-byte prefixes no known node (of the role filter) has, least traffic first. */
-function freePrefixes(store, params) {
-  const index = store.directory.byPrefix[0];
-  const free = [];
-  for (let value = 0; value < 256; value++) {
-    const prefix = value.toString(16).padStart(2, '0');
-    const bucket = index.get(prefix);
-    if (bucket && countedNodes(bucket, params.role).length > 0) continue;
-    free.push({ prefix, traffic: trafficOf(store, prefix) });
-  }
-  const unused = free.filter((row) => row.traffic === 0).length;
+function freePrefixes(store, figures, params) {
+  const free = figures.free.map((prefix) => ({ prefix, traffic: trafficOf(store, prefix) }));
+  let unused = 0;
+  for (const row of free) if (row.traffic === 0) unused++;
   free.sort((a, b) => a.traffic - b.traffic || (a.prefix < b.prefix ? -1 : 1));
   return { count: free.length, unused, prefixes: free.slice(0, params.limit) };
 }
@@ -106,20 +148,21 @@ module.exports = defineView({
     // A candidate prefix or public key (hex, whole bytes) to look up.
     prefix: { type: 'string', maxLength: 64, pattern: /^([0-9a-fA-F]{2})+$/, lowerCase: true },
   },
-  createState: () => ({}),
-  // Traffic and the directory change with every packet.
-  apply: () => true,
+  createState: () => ({ byRole: new Map(), stamp: null, at: 0, adverts: 0 }),
+  // Traffic and the directory change with every packet; an advert may re-role a node.
+  apply(state, tx, observation) {
+    if (tx.advert && observation === tx.observations[0]) state.adverts++;
+    return true;
+  },
   evict: () => true,
   snapshot(state, params, store) {
-    let known = 0;
-    if (params.role === 'any') known = store.nodes.size;
-    else for (const node of store.nodes.values()) if (node.role === params.role) known++;
+    const figures = figuresFor(state, store, params.role);
     return {
       units: { traffic: 'stored transmissions carrying the prefix as a hop, source or destination' },
       role: params.role,
-      knownNodes: known,
-      sizes: [1, 2, 3].map((hashSize) => sizeSummary(store, hashSize, params)),
-      free: freePrefixes(store, params),
+      knownNodes: figures.known,
+      sizes: figures.sizes.map((size, i) => sizeSummary(store, i + 1, size, params)),
+      free: freePrefixes(store, figures, params),
       lookup: params.prefix === null ? null : lookup(store, params.prefix, params),
     };
   },

@@ -85,3 +85,23 @@ test('the mesh has ambiguous 1-byte prefixes and still free ones, and an odd pre
   assert.equal(snapshot.free.count + snapshot.sizes[0].used, 256);
   assert.throws(() => engine.view('prefixes').normalizeParams({ prefix: 'abc' }), /must match/);
 });
+
+test('prefixes follows the directory report by report (figures kept between snapshots only while it is unchanged)', () => {
+  const { simulatedReports, assertClose } = require('../../helpers/mesh');
+  const { createEngine } = require('../../../imports/core/engine');
+  for (const profile of ['default', 'large']) {
+    const { reports, channels } = simulatedReports({ seed: 5, count: 1500, profile });
+    const engine = createEngine({ channels, views: ['prefixes'], store: { maxTransmissions: 300 } });
+    const view = engine.view('prefixes');
+    let checked = 0;
+    for (let i = 0; i < reports.length; i++) {
+      engine.ingest(reports[i]);
+      if (i % 15 !== 0) continue;
+      for (const params of [{}, { role: 'repeater', limit: 5 }]) {
+        assertClose(withoutUnits(view.snapshot(params)), brutePrefixes(engine.store, view.normalizeParams(params)), `${profile} report ${i} ${JSON.stringify(params)}`);
+      }
+      checked++;
+    }
+    assert.ok(checked > 90 && engine.store.nodes.size > 5);
+  }
+});
