@@ -37,13 +37,22 @@ const { resolvePath } = require('../imports/core/hop-resolver');
 
 const quick = process.argv.includes('--quick');
 const only = (process.argv.find((arg) => arg.startsWith('--only=')) || '').slice(7) || null; // profiles | hostile | hops
-const TOTAL = quick ? 100000 : 1000000;
+// Development flags (a published run uses none): --profile=default|large measures that mesh alone
+// (no advert-verification or hop-resolution part), --reports=N ingests N reports per mesh, and
+// --out=FILE writes the JSON there (nothing under benchmarks/results/, no merge with a previous run).
+const argValue = (name) => (process.argv.find((arg) => arg.startsWith(`--${name}=`)) || '').slice(name.length + 3) || null;
+const onlyProfile = argValue('profile');
+const reportsArg = argValue('reports');
+const outFile = argValue('out');
+if (onlyProfile !== null && !['default', 'large'].includes(onlyProfile)) throw new Error(`--profile must be default or large, not ${onlyProfile}`);
+if (reportsArg !== null && !(Number.isInteger(Number(reportsArg)) && Number(reportsArg) >= 50000)) throw new Error(`--reports must be an integer of at least 50000, not ${reportsArg}`);
+const TOTAL = reportsArg !== null ? Number(reportsArg) : quick ? 100000 : 1000000;
 const SMALL = 28000;
 const FIFTHS = 5;
 const SNAPSHOT_RUNS = quick ? 50 : 100;
 // Reports generated past TOTAL for the final snapshots (one per snapshot; ~30 views x params x runs).
 const SNAPSHOT_HOLDOUT = 8000;
-const PROFILES = ['default', 'large'];
+const PROFILES = onlyProfile !== null ? [onlyProfile] : ['default', 'large'];
 
 /** CPU seconds (user + system) of this process since `since` (a process.cpuUsage() value). */
 function cpuSeconds(since) {
@@ -250,7 +259,7 @@ function measureProfile(profile) {
   const bytesPerPacket = engineHeap / heldReports;
   console.log(`[${profile}] ingest: ${Math.round(ingestPerS)}/s; ${Math.round(bytesPerPacket)} bytes/packet`);
 
-  const largeLabel = quick ? '100k' : '1m';
+  const largeLabel = reportsArg !== null ? `${Math.round(TOTAL / 1000)}k` : quick ? '100k' : '1m';
   const views = {};
   for (const name of Object.keys(snapshotsLarge)) {
     views[name] = {
@@ -436,8 +445,10 @@ function main() {
   const hostile = [];
   if (!only || only === 'profiles') {
     for (const profile of PROFILES) profiles[profile] = measureProfile(profile);
-    advertVerification = measureAdvertVerification();
-    hopResolution = measureHopResolution();
+    if (onlyProfile === null) {
+      advertVerification = measureAdvertVerification();
+      hopResolution = measureHopResolution();
+    }
   }
   if (only === 'hops') hopResolution = measureHopResolution(); // hop resolution alone, a minute or two
   if (!only || only === 'hostile') {
@@ -451,7 +462,7 @@ function main() {
     only,
     date: new Date().toISOString(),
     machine: { cpus: os.cpus().length, cpu: os.cpus()[0].model, memoryGiB: Math.round(os.totalmem() / 1024 ** 3), node: process.version, platform: `${os.platform()} ${os.release()}` },
-    command: `npm run bench:core${quick ? ' -- --quick' : ''}${only ? ` -- --only=${only}` : ''}`,
+    command: `npm run bench:core${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
     rate_basis: 'process CPU time (user+system); wall-clock ingest rate in ingest_wall_per_s',
     load_average: os.loadavg().map((v) => Math.round(v * 100) / 100),
     // Headline figures of the default mesh at the top level (the README table reads them).
@@ -469,6 +480,11 @@ function main() {
     hostile,
     duration_s: Math.round((Date.now() - started) / 1000),
   };
+  if (outFile !== null) {
+    fs.writeFileSync(outFile, `${JSON.stringify(result, null, 2)}\n`);
+    console.log(`wrote ${outFile}`);
+    return;
+  }
   // A partial run (--only=profiles|hostile) replaces its part of the latest full result of the
   // same size and says so, so that one JSON holds both parts, each with its own run recorded.
   const previous = only ? readResult(`core${quick ? '-quick' : ''}`, { from: 'latest' }) : null;

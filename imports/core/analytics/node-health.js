@@ -34,7 +34,8 @@
  * for the same observation (and ignore the replay a late-registered view gets).
  */
 const { hourBucket, DAY_MS } = require('./view');
-const { countIn, entryBytes, BYTES } = require('../memory-account');
+const { entryBytes, BYTES } = require('../memory-account');
+const { PairCounts } = require('./pair-counts');
 const { nodeStatus } = require('../node-status');
 
 // Flags of one node's match with one transmission.
@@ -202,13 +203,19 @@ class KnownKeys {
 }
 
 // Memory charged per aggregate and per bucket (see memory-account.js).
-const AGGREGATE_BYTES = BYTES.object + 16 * BYTES.field + 2 * BYTES.map;
-const DAY_BYTES = BYTES.object + 8 * BYTES.field + 2 * BYTES.map + BYTES.typedArray + (5 + 16) * 4 + entryBytes(0.5);
-const OBSERVER_SUMS_BYTES = BYTES.object + 5 * BYTES.field + BYTES.mapEntry;
+const AGGREGATE_BYTES = BYTES.object + 18 * BYTES.field + 2 * BYTES.map;
+const DAY_BYTES = BYTES.object + 9 * BYTES.field + 2 * (BYTES.object + BYTES.field) + BYTES.typedArray + (5 + 16) * 4 + entryBytes(0.5);
+// An observer's small id for the per-day sums (see NodeTracker.observerIdOf).
+const OBSERVER_ID_BYTES = BYTES.mapEntry + BYTES.object + 3 * BYTES.field + BYTES.arraySlot;
+// Per-day sums per observer: count, SNR sum and count, RSSI sum and count.
+const OBS = { COUNT: 0, SNR_SUM: 1, SNR_COUNT: 2, RSSI_SUM: 3, RSSI_COUNT: 4 };
+const OBSERVER_WIDTH = 5;
 
-function emptyAggregate(key) {
+function emptyAggregate(key, id, tracker) {
   return {
     key,
+    id, // small integer, unique among live aggregates: the peer id in the per-day peer counts
+    tracker,
     packets: 0,
     relayed: 0,
     hopsSum: 0,
@@ -232,8 +239,9 @@ function emptyAggregate(key) {
  * than per hour: a day holds about 24 times fewer of them. Per-observer figures over all stored
  * packets are the sum over days (a few dozen entries at snapshot).
  */
-function newDayBucket() {
+function newDayBucket(id) {
   return {
+    id, // owner id in the tracker's per-day observer and peer counts (pair-counts.js)
     packets: 0,
     relayed: 0,
     snrSum: 0,
@@ -242,8 +250,11 @@ function newDayBucket() {
     // One typed array for both (each typed array carries a ~180-byte header): hops 0, 1, 2,
     // 3, 4+ at [0..4], then packets per payload type at [5 + type].
     counts: new Int32Array(HOP_BINS + TYPE_COUNT),
-    observers: new Map(), // observer record -> { count, snrSum, snrCount, rssiSum, rssiCount } (observations)
-    peers: new Map(), // prefix -> observations in which it was adjacent
+    // Lists of this day's entries in tracker.observerSums (observer id -> count, SNR and RSSI
+    // sums over observations) and tracker.peerCounts (peer aggregate id -> observations in which
+    // it was adjacent): typed-array tables shared by all days rather than two Maps per day.
+    observers: { head: -1 },
+    peers: { head: -1 },
   };
 }
 
@@ -372,6 +383,62 @@ class NodeTracker {
     // was named by no earlier observation of its transmission (the packet counts for it now).
     // The node view's minute rows read it instead of matching the earlier paths again.
     this.firstNamed = [];
+    // Per-day sums, keyed by (day id, observer id) and (day id, peer aggregate id).
+    this.observerSums = new PairCounts(OBSERVER_WIDTH, this.part);
+    this.peerCounts = new PairCounts(1, this.part);
+    this.nextDayId = 0;
+    // Aggregate ids: dense, reused after their aggregate goes.
+    this.aggregateById = [];
+    this.freeAggregateIds = [];
+    // Observer record -> { id, refs (live per-day entries) }; id -> record. An id goes with its last entry.
+    this.observerIds = new Map();
+    this.observerById = [];
+    this.freeObserverIds = [];
+    this.scratchAggregates = [];
+  }
+
+  /** The small id of an observer record in the per-day sums (created on first use, refs 0). */
+  observerIdOf(observer) {
+    let entry = this.observerIds.get(observer);
+    if (entry === undefined) {
+      const id = this.freeObserverIds.length > 0 ? this.freeObserverIds.pop() : this.observerById.length;
+      entry = { id, refs: 0, observer };
+      this.observerIds.set(observer, entry);
+      this.observerById[id] = entry;
+      this.charge(OBSERVER_ID_BYTES);
+    }
+    return entry;
+  }
+
+  releaseObserverId(entry) {
+    if (--entry.refs > 0) return;
+    this.observerIds.delete(entry.observer);
+    this.observerById[entry.id] = undefined;
+    this.freeObserverIds.push(entry.id);
+    this.charge(-OBSERVER_ID_BYTES);
+  }
+
+  /** Visit a day's per-observer sums: visit(observer record, count, snrSum, snrCount, rssiSum, rssiCount). */
+  forEachDayObserver(day, visit) {
+    const table = this.observerSums;
+    const values = table.values;
+    table.forEachOf(day.observers, (entry, item) => {
+      const base = entry * OBSERVER_WIDTH;
+      visit(this.observerById[item].observer, values[base], values[base + 1], values[base + 2], values[base + 3], values[base + 4]);
+    });
+  }
+
+  /** Visit a day's peers: visit(peer key, observations in which it was adjacent). */
+  forEachDayPeer(day, visit) {
+    const table = this.peerCounts;
+    table.forEachOf(day.peers, (entry, item) => visit(this.aggregateById[item].key, table.values[entry]));
+  }
+
+  /** Distinct observers in a day. */
+  dayObserverCount(day) {
+    let count = 0;
+    for (let entry = day.observers.head; entry >= 0; entry = this.observerSums.next[entry]) count++;
+    return count;
   }
 
   /** Aggregate of one key, or null when no stored packet names it. */
@@ -428,15 +495,19 @@ class NodeTracker {
     const before = this.knownKeys.before(tx, index);
     const touched = new Array(own.size);
     const firstNamed = this.firstNamed;
+    // Every key's aggregate first: the peers of a key are keys of the same observation.
+    const aggregates = this.scratchAggregates;
+    for (let m = 0; m < own.size; m++) aggregates[m] = this.aggregateFor(own.keys[m]);
+    const observerId = own.size > 0 ? this.observerIdOf(observation.observer) : null;
     for (let m = 0; m < own.size; m++) {
       const key = own.keys[m];
       const flags = own.flags[m];
       const previous = index === 0 ? 0 : before.flagsOf(key);
       firstNamed[m] = previous === 0 ? 1 : 0;
-      const aggregate = this.aggregateFor(key);
+      const aggregate = aggregates[m];
       if (previous === 0) this.addTransmission(aggregate, tx, flags, 1);
       else if (flags & HOP && !(previous & HOP)) this.addRelay(aggregate, tx, 1);
-      this.addObservation(aggregate, tx, observation, 1);
+      this.addObservation(aggregate, tx, observation, 1, observerId, own, aggregates);
       touched[m] = key;
     }
     this.knownKeys.advance(before, own, index);
@@ -451,11 +522,14 @@ class NodeTracker {
       if (!seenPath(tx.observations, i)) matchPath(tx.observations[i].path, matches);
     }
     // Observations first: a day bucket is deleted when its packets reach zero.
+    const aggregates = this.scratchAggregates;
     for (const observation of tx.observations) {
       const own = matchPath(observation.path, matchStatic(tx, scratchOwn.clear()));
+      for (let m = 0; m < own.size; m++) aggregates[m] = this.aggregates.get(own.keys[m]);
+      const observerId = this.observerIds.get(observation.observer);
+      if (observerId === undefined) continue; // never applied: nothing to undo
       for (let m = 0; m < own.size; m++) {
-        const aggregate = this.aggregates.get(own.keys[m]);
-        if (aggregate) this.addObservation(aggregate, tx, observation, -1);
+        if (aggregates[m]) this.addObservation(aggregates[m], tx, observation, -1, observerId, own, aggregates);
       }
     }
     const touched = [];
@@ -466,6 +540,8 @@ class NodeTracker {
       this.addTransmission(aggregate, tx, matches.flags[m], -1);
       if (aggregate.packets === 0) {
         this.aggregates.delete(key);
+        this.aggregateById[aggregate.id] = undefined;
+        this.freeAggregateIds.push(aggregate.id);
         this.charge(-(AGGREGATE_BYTES + entryBytes(key)));
       }
       touched.push(key);
@@ -476,7 +552,9 @@ class NodeTracker {
   aggregateFor(key) {
     let aggregate = this.aggregates.get(key);
     if (!aggregate) {
-      aggregate = emptyAggregate(key);
+      const id = this.freeAggregateIds.length > 0 ? this.freeAggregateIds.pop() : this.aggregateById.length;
+      aggregate = emptyAggregate(key, id, this);
+      this.aggregateById[id] = aggregate;
       this.aggregates.set(key, aggregate);
       this.charge(AGGREGATE_BYTES + entryBytes(key));
     }
@@ -517,21 +595,26 @@ class NodeTracker {
     this.dayOf(aggregate, tx).relayed += sign;
   }
 
-  addObservation(aggregate, tx, observation, sign) {
-    const { snr, rssi, observer } = observation;
+  /**
+   * Count one observation (sign +1) or take it back (-1) for one of the keys it names.
+   * `observerId`: its observer's entry from observerIdOf; `own`, `aggregates`: every key the
+   * observation names and their aggregates, where its peers are found.
+   */
+  addObservation(aggregate, tx, observation, sign, observerId, own, aggregates) {
+    const { snr, rssi } = observation;
     const day = this.dayOf(aggregate, tx);
-    let perObserver = day.observers.get(observer);
-    if (!perObserver) {
-      perObserver = { count: 0, snrSum: 0, snrCount: 0, rssiSum: 0, rssiCount: 0 };
-      day.observers.set(observer, perObserver);
-      this.charge(OBSERVER_SUMS_BYTES);
-    }
-    perObserver.count += sign;
+    const sums = this.observerSums;
+    let entry = sign > 0 ? sums.entry(day.id, observerId.id, day.observers) : sums.find(day.id, observerId.id);
+    if (entry < 0) return; // never counted: nothing to undo
+    if (sign > 0 && sums.values[entry * OBSERVER_WIDTH] === 0) observerId.refs++;
+    const values = sums.values;
+    const base = entry * OBSERVER_WIDTH;
+    values[base] += sign;
     if (snr !== null) {
       aggregate.snrSum += sign * snr;
       aggregate.snrCount += sign;
-      perObserver.snrSum += sign * snr;
-      perObserver.snrCount += sign;
+      values[base + OBS.SNR_SUM] += sign * snr;
+      values[base + OBS.SNR_COUNT] += sign;
       day.snrSum += sign * snr;
       day.snrSquares += sign * snr * snr;
       day.snrCount += sign;
@@ -542,15 +625,24 @@ class NodeTracker {
     if (rssi !== null) {
       aggregate.rssiSum += sign * rssi;
       aggregate.rssiCount += sign;
-      perObserver.rssiSum += sign * rssi;
-      perObserver.rssiCount += sign;
+      values[base + OBS.RSSI_SUM] += sign * rssi;
+      values[base + OBS.RSSI_COUNT] += sign;
     }
-    if (perObserver.count === 0) {
-      day.observers.delete(observer);
-      this.charge(-OBSERVER_SUMS_BYTES);
+    if (values[base] === 0) {
+      sums.remove(entry, day.observers);
+      this.releaseObserverId(observerId);
     }
     const peerCount = adjacentPeers(aggregate.key, tx, observation.path, scratchPeers);
-    for (let i = 0; i < peerCount; i++) countIn(day.peers, scratchPeers[i], sign, this.part);
+    const peers = this.peerCounts;
+    for (let i = 0; i < peerCount; i++) {
+      // A peer is a key of the same observation (a hop, the src or dest hash), so it has an aggregate.
+      const at = own.indexOf(scratchPeers[i]);
+      const peer = at >= 0 ? aggregates[at] : this.aggregates.get(scratchPeers[i]);
+      if (!peer) continue;
+      const peerEntry = sign > 0 ? peers.entry(day.id, peer.id, day.peers) : peers.find(day.id, peer.id);
+      if (peerEntry < 0) continue;
+      if ((peers.values[peerEntry] += sign) === 0) peers.remove(peerEntry, day.peers);
+    }
   }
 
   dayOf(aggregate, tx) {
@@ -558,7 +650,7 @@ class NodeTracker {
     if (start === aggregate.cachedDayStart) return aggregate.cachedDay;
     let day = aggregate.days.get(start);
     if (!day) {
-      day = newDayBucket();
+      day = newDayBucket(this.nextDayId++);
       aggregate.days.set(start, day);
       this.charge(DAY_BYTES);
     }
@@ -683,18 +775,18 @@ function observerTotals(aggregates) {
   const totals = new Map();
   for (const aggregate of aggregates) {
     for (const day of aggregate.days.values()) {
-      for (const [observer, sums] of day.observers) {
+      aggregate.tracker.forEachDayObserver(day, (observer, count, snrSum, snrCount, rssiSum, rssiCount) => {
         const total = totals.get(observer);
         if (!total) {
-          totals.set(observer, { ...sums });
-          continue;
+          totals.set(observer, { count, snrSum, snrCount, rssiSum, rssiCount });
+          return;
         }
-        total.count += sums.count;
-        total.snrSum += sums.snrSum;
-        total.snrCount += sums.snrCount;
-        total.rssiSum += sums.rssiSum;
-        total.rssiCount += sums.rssiCount;
-      }
+        total.count += count;
+        total.snrSum += snrSum;
+        total.snrCount += snrCount;
+        total.rssiSum += rssiSum;
+        total.rssiCount += rssiCount;
+      });
     }
   }
   return totals;
@@ -702,10 +794,10 @@ function observerTotals(aggregates) {
 
 /** Observers that heard any of the aggregates' stored packets. */
 function observerCount(aggregates) {
-  if (aggregates.length === 1 && aggregates[0].days.size === 1) return aggregates[0].days.values().next().value.observers.size;
+  if (aggregates.length === 1 && aggregates[0].days.size === 1) return aggregates[0].tracker.dayObserverCount(aggregates[0].days.values().next().value);
   const observers = new Set();
   for (const aggregate of aggregates) {
-    for (const day of aggregate.days.values()) for (const observer of day.observers.keys()) observers.add(observer);
+    for (const day of aggregate.days.values()) aggregate.tracker.forEachDayObserver(day, (observer) => observers.add(observer));
   }
   return observers.size;
 }

@@ -287,8 +287,8 @@ function windowAnalytics(store, aggregates, node, params, now, fine) {
     snrCount += day.snrCount;
     for (let bin = 0; bin < hops.length; bin++) hops[bin] += day.counts[bin];
     for (let type = 0; type < types.length; type++) types[type] += day.counts[HOP_BINS + type];
-    for (const [observer, sums] of day.observers) observers.set(observer.id, (observers.get(observer.id) || 0) + sums.count);
-    for (const [peer, count] of day.peers) peers.set(peer, (peers.get(peer) || 0) + count);
+    aggregate.tracker.forEachDayObserver(day, (observer, count) => observers.set(observer.id, (observers.get(observer.id) || 0) + count));
+    aggregate.tracker.forEachDayPeer(day, (peer, count) => peers.set(peer, (peers.get(peer) || 0) + count));
   }
   let activeHours = 0;
   let activity = [];
