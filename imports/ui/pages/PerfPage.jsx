@@ -144,7 +144,13 @@ function PublishFailures({ publish, now }) {
 
 function brokerDrops(broker) {
   if (!broker || broker.sys === 'off') return 'not read ($SYS off)';
-  if (broker.droppedSinceStart === null || broker.droppedSinceStart === undefined) return broker.sys === 'waiting' ? 'waiting for $SYS' : '—';
+  if (broker.sys === 'refused') return 'not read ($SYS refused)';
+  if (broker.droppedSinceStart === null || broker.droppedSinceStart === undefined) {
+    // The broker answered on $SYS (its version) but sent no drop counter: mosquitto publishes it
+    // only when it changes, and one that has not changed for minutes is not sent to a late
+    // subscriber (seen with 2.0.11). No change seen is what we know, so say that, not "—".
+    return broker.sys === 'waiting' ? 'waiting for $SYS' : 'none seen';
+  }
   return formatNumber(broker.droppedSinceStart);
 }
 
