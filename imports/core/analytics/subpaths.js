@@ -10,8 +10,8 @@
  * Observers, previous and next hops count paths the same way (each distinct neighbour once per
  * path; null where the run starts or ends the path).
  *
- * Kept incrementally: one count per distinct subpath (a Map entry per length), so a path of h
- * hops costs at most 7h Map updates and ~70 bytes per distinct subpath, charged to the memory
+ * Kept incrementally: one count per distinct subpath (one table per length), so a path of h
+ * hops costs at most 7h table updates and ~70 bytes per distinct subpath, charged to the memory
  * account and freed when the count returns to zero. On a large public mesh the distinct runs
  * number in the hundreds of thousands, so per-subpath observer, neighbour and hour lists would
  * cost more than the packets themselves: the detail of one subpath is instead read from the
@@ -28,14 +28,95 @@ const MIN_LENGTH = 2;
 const MAX_LENGTH = 8;
 const SUBPATH_RE = /^[0-9a-f]{2,6}(,[0-9a-f]{2,6}){1,7}$/i;
 
-// A counted run: its Map entry (a small-integer key) and the entry object { prefix, last, count,
-// ranked, key } (the last two for the top list: top-tracker.js; key is joined only while ranked).
-const ENTRY_BYTES = BYTES.mapEntry + BYTES.object + 5 * BYTES.field;
+// A counted run: its table slots (a hash and a reference, the table at most half full) and the
+// entry object { prefix, last, count, ranked, key } (the last two for the top list:
+// top-tracker.js; key is joined only while ranked).
+const ENTRY_BYTES = 2 * (4 + BYTES.arraySlot) + BYTES.object + 5 * BYTES.field;
+const MIN_TABLE = 256;
+
+/**
+ * The runs of one length: open addressing over an Int32Array of hashes and an array of entries
+ * (null: empty slot), linear probing, deletion by shifting the probe run back. On a large mesh a
+ * length holds hundreds of thousands of runs; a Map lookup there missed the cache several times
+ * per run of every path, a probe here reads one hash and, on a match, its entry.
+ */
+class RunTable {
+  constructor() {
+    this.reset(MIN_TABLE);
+  }
+
+  reset(capacity) {
+    this.hashes = new Int32Array(capacity);
+    this.entries = new Array(capacity).fill(null);
+    this.mask = capacity - 1;
+    this.shift = 32 - Math.log2(capacity);
+    this.size = 0;
+  }
+
+  home(hash) {
+    return Math.imul(hash, 0x9e3779b1) >>> this.shift;
+  }
+
+  /** The entry of the run `prefix` + `last` under `hash`, or undefined. */
+  find(hash, prefix, last) {
+    const hashes = this.hashes;
+    const entries = this.entries;
+    const mask = this.mask;
+    for (let slot = this.home(hash); ; slot = (slot + 1) & mask) {
+      const entry = entries[slot];
+      if (entry === null) return undefined;
+      if (hashes[slot] === hash && entry.prefix === prefix && entry.last === last) return entry;
+    }
+  }
+
+  insert(hash, entry) {
+    if ((this.size + 1) * 2 > this.entries.length) this.resize(this.entries.length * 2);
+    const entries = this.entries;
+    const mask = this.mask;
+    let slot = this.home(hash);
+    while (entries[slot] !== null) slot = (slot + 1) & mask;
+    entries[slot] = entry;
+    this.hashes[slot] = hash;
+    this.size++;
+  }
+
+  remove(hash, entry) {
+    const hashes = this.hashes;
+    const entries = this.entries;
+    const mask = this.mask;
+    let hole = this.home(hash);
+    while (entries[hole] !== entry) hole = (hole + 1) & mask;
+    for (let slot = (hole + 1) & mask; entries[slot] !== null; slot = (slot + 1) & mask) {
+      const home = this.home(hashes[slot]);
+      // Stays unless its home lies cyclically outside (hole, slot].
+      const stays = hole <= slot ? home > hole && home <= slot : home > hole || home <= slot;
+      if (!stays) {
+        entries[hole] = entries[slot];
+        hashes[hole] = hashes[slot];
+        hole = slot;
+      }
+    }
+    entries[hole] = null;
+    this.size--;
+    if (this.size === 0 && this.entries.length > MIN_TABLE) this.reset(MIN_TABLE);
+  }
+
+  resize(capacity) {
+    const { hashes, entries } = this;
+    this.reset(capacity);
+    for (let slot = 0; slot < entries.length; slot++) if (entries[slot] !== null) this.insert(hashes[slot], entries[slot]);
+  }
+
+  forEach(visit) {
+    const entries = this.entries;
+    for (let slot = 0; slot < entries.length; slot++) if (entries[slot] !== null) visit(entries[slot]);
+  }
+}
 
 /**
  * Runs are counted under a 30-bit hash of their hops (a small integer, so the Map never hashes
  * a freshly joined string: on a large mesh that hashing was a third of all ingest time). An
- * entry is told apart from a colliding one (a rare collision holds an array of entries) by its
+ * entry is told apart from a colliding one (colliding runs take separate slots) by its
  * last hop and its prefix: the run one hop shorter, as that run's own entry (or, for a 2-hop
  * run, its first hop). A path walks its runs from each start, one hop longer at a time, so the
  * shorter run's entry is at hand and telling entries apart is two reference comparisons (hop
@@ -60,19 +141,14 @@ function createState(store) {
   const distinct = [];
   const tops = [];
   for (let length = 0; length <= MAX_LENGTH; length++) {
-    const map = new Map(); // hash -> { prefix, last, count, ranked, key } or an array of them
-    byLength.push(map);
+    const table = new RunTable(); // { prefix, last, count, ranked, key } by hash
+    byLength.push(table);
     distinct.push(0);
     // The busiest runs of this length, kept without a pass over every run per snapshot.
     tops.push(new TopTracker({
       countOf: (entry) => entry.count,
       compare: runOrder,
-      forEach: (visit) => {
-        for (const slot of map.values()) {
-          if (Array.isArray(slot)) for (const entry of slot) visit(entry);
-          else visit(slot);
-        }
-      },
+      forEach: (visit) => table.forEach(visit),
       prepare: joinKey,
       release: dropKey,
     }));
@@ -97,26 +173,14 @@ function hopsOf(entry) {
   return hops.reverse();
 }
 
-/** The entry of the run `prefix` + `last` in `map` under `hash`, or undefined. */
-function findEntry(map, hash, prefix, last) {
-  const slot = map.get(hash);
-  if (slot === undefined) return undefined;
-  if (!Array.isArray(slot)) return slot.prefix === prefix && slot.last === last ? slot : undefined;
-  for (let i = 0; i < slot.length; i++) if (slot[i].prefix === prefix && slot[i].last === last) return slot[i];
-  return undefined;
-}
-
 /** Count the run `prefix` + `last` (of `length` hops) up or down; returns its entry (undefined: nothing to undo). */
 function countRun(state, hash, prefix, last, length, sign) {
-  const map = state.byLength[length];
-  let entry = findEntry(map, hash, prefix, last);
+  const table = state.byLength[length];
+  let entry = table.find(hash, prefix, last);
   if (entry === undefined) {
     if (sign < 0) return undefined; // never counted: nothing to undo
     entry = { prefix, last, count: 0, ranked: false, key: null };
-    const slot = map.get(hash);
-    if (slot === undefined) map.set(hash, entry);
-    else if (Array.isArray(slot)) slot.push(entry);
-    else map.set(hash, [slot, entry]);
+    table.insert(hash, entry);
     state.distinct[length]++;
     if (state.part) state.part.add(ENTRY_BYTES);
   }
@@ -124,12 +188,7 @@ function countRun(state, hash, prefix, last, length, sign) {
   entry.count = count;
   if (sign > 0) state.tops[length].raised(entry, count);
   if (count > 0) return entry;
-  const slot = map.get(hash);
-  if (slot === entry) map.delete(hash);
-  else {
-    slot.splice(slot.indexOf(entry), 1);
-    if (slot.length === 1) map.set(hash, slot[0]);
-  }
+  table.remove(hash, entry);
   state.distinct[length]--;
   if (state.part) state.part.add(-ENTRY_BYTES);
   return entry; // still the prefix of the longer runs of this path, which go next
@@ -188,7 +247,7 @@ function countOf(state, hops) {
   let entry;
   for (let i = 1; i < hops.length; i++) {
     hash = Math.imul(hash ^ hopCode(hops[i]), 16777619);
-    entry = findEntry(state.byLength[i + 1], hash & 0x3fffffff, prefix, hops[i]);
+    entry = state.byLength[i + 1].find(hash & 0x3fffffff, prefix, hops[i]);
     if (entry === undefined) return 0;
     prefix = entry;
   }
