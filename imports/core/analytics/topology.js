@@ -15,20 +15,18 @@ const { withSnapshotCache } = require('./snapshot-cache');
 const { BYTES, keyBytes } = require('../memory-account');
 const { MeanAccumulator, describePrefix } = require('./aggregates');
 const { TopTracker } = require('./top-tracker');
+const { PairCounts } = require('./pair-counts');
 
 const TRACE = 9;
 const MAX_HOPS = 63; // 6-bit hop count in the path-length byte
 const TOP_REPEATERS = 20;
 const TOP_PAIRS = 15;
 
-// One observer's reach entry: the object, its histogram and its hops Map.
-const REACH_BYTES = BYTES.object + 4 * BYTES.field + BYTES.typedArray + (MAX_HOPS + 1) * 8 + BYTES.map + BYTES.mapEntry;
-// A counter held in a Map (a hop, a pair, an observer's hop): the entry and a one-field object,
-// so that counting it is one Map lookup, not a get and a set.
-const COUNTER_BYTES = BYTES.mapEntry + BYTES.object + BYTES.field;
-// A hop's entry: the entry, an object with its hop, count, Map of next hops (made on first use)
-// and top-list flag.
-const HOP_BYTES = BYTES.mapEntry + BYTES.object + 4 * BYTES.field;
+// One observer's reach entry: the object, its histogram, its id and its list of hops.
+const REACH_BYTES = BYTES.object + 7 * BYTES.field + BYTES.typedArray + (MAX_HOPS + 1) * 8 + BYTES.object + BYTES.field + BYTES.mapEntry;
+// A hop's entry: the entry, an object with its hop, id, count, Map of next hops (made on first
+// use) and top-list flag.
+const HOP_BYTES = BYTES.mapEntry + BYTES.object + 5 * BYTES.field;
 // A pair's counter under its first hop: the entry and { from, to, count, ranked }.
 const PAIR_BYTES = BYTES.mapEntry + BYTES.object + 4 * BYTES.field;
 
@@ -54,9 +52,14 @@ function createState(store) {
     // built and hashed per hop of every report, and a hop and its pair cost one lookup each.
     hopCounts: new Map(),
     pairs: 0, // distinct pairs
-    observers: new Map(), // observer id -> { observer, observations, hopHistogram, hops: Map hop -> { count } }
+    observers: new Map(), // observer id -> { observer, id, observations, hopHistogram, distinctHops, hops }
     part: memoryPart(store, 'topology'),
   };
+  // Appearances of each hop per observer, keyed by (reach id, hop entry id) in one typed-array
+  // table (pair-counts.js) rather than a Map of counter objects per observer: a probe per hop.
+  state.reachHops = new PairCounts(1, state.part);
+  state.hopIds = { free: [], next: 0 };
+  state.reachIds = { free: [], next: 0 };
   // The busiest hops and pairs without a pass over all of them per snapshot (top-tracker.js).
   state.topHops = new TopTracker({
     countOf: (entry) => entry.count,
@@ -75,19 +78,22 @@ function createState(store) {
   return state;
 }
 
-/** Count a keyed counter up or down; a new one is charged, one back at zero deleted and refunded. */
-function countUnder(map, key, sign, part) {
-  let counter = map.get(key);
-  if (counter === undefined) {
-    if (sign < 0) return; // never counted: nothing to undo
-    counter = { count: 0 };
-    map.set(key, counter);
-    if (part) part.add(COUNTER_BYTES + keyBytes(key));
-  }
-  counter.count += sign;
-  if (counter.count === 0) {
-    map.delete(key);
-    if (part) part.add(-(COUNTER_BYTES + keyBytes(key)));
+/** A small id, reused once freed. */
+function takeId(ids) {
+  return ids.free.length > 0 ? ids.free.pop() : ids.next++;
+}
+
+/** Count one appearance of a hop in an observer's paths up or down (distinctHops follows). */
+function countReachHop(state, reach, hopEntry, sign) {
+  const table = state.reachHops;
+  const entry = sign > 0 ? table.entry(reach.id, hopEntry.id, reach.hops) : table.find(reach.id, hopEntry.id);
+  if (entry < 0) return; // never counted: nothing to undo
+  const values = table.values;
+  if (values[entry] === 0) reach.distinctHops++;
+  values[entry] += sign;
+  if (values[entry] === 0) {
+    table.remove(entry, reach.hops);
+    reach.distinctHops--;
   }
 }
 
@@ -95,7 +101,7 @@ function countUnder(map, key, sign, part) {
 function hopEntry(state, hop, sign) {
   let entry = state.hopCounts.get(hop);
   if (entry === undefined && sign > 0) {
-    entry = { hop, count: 0, next: null, ranked: false };
+    entry = { hop, id: takeId(state.hopIds), count: 0, next: null, ranked: false };
     state.hopCounts.set(hop, entry);
     if (state.part) state.part.add(HOP_BYTES + keyBytes(hop));
   }
@@ -139,7 +145,7 @@ function count(state, observation, sign) {
 
   let reach = state.observers.get(observation.observer.id);
   if (!reach) {
-    reach = { observer: observation.observer, observations: 0, hopHistogram: new Float64Array(MAX_HOPS + 1), hops: new Map() };
+    reach = { observer: observation.observer, id: takeId(state.reachIds), observations: 0, hopHistogram: new Float64Array(MAX_HOPS + 1), distinctHops: 0, hops: { head: -1 } };
     state.observers.set(observation.observer.id, reach);
     if (state.part) state.part.add(REACH_BYTES);
   }
@@ -152,18 +158,21 @@ function count(state, observation, sign) {
     if (entry === undefined) break; // nothing of this path was counted (apply and evict mirror)
     entry.count += sign;
     if (sign > 0) state.topHops.raised(entry, entry.count);
+    // Before the hop's id can be freed: the observer's count of it is below the hop's own.
+    countReachHop(state, reach, entry, sign);
     // A hop's pairs are among its own appearances: at zero it has none left (or its pair from
     // this hop to the next, decremented next through `previous`).
     if (entry.count === 0) {
       state.hopCounts.delete(hop);
+      state.hopIds.free.push(entry.id);
       if (state.part) state.part.add(-(HOP_BYTES + keyBytes(hop)));
     }
-    countUnder(reach.hops, hop, sign, state.part);
     if (i > 0) countPair(state, previous, hop, sign);
     previous = entry;
   }
   if (reach.observations === 0) {
     state.observers.delete(observation.observer.id);
+    state.reachIds.free.push(reach.id);
     if (state.part) state.part.add(-REACH_BYTES);
   }
 }
@@ -235,7 +244,7 @@ function snapshot(state, params, store) {
       name: reach.observer.name,
       region: reach.observer.region,
       observations: reach.observations,
-      distinctHops: reach.hops.size,
+      distinctHops: reach.distinctHops,
       meanHops: own.mean,
       maxHops: own.max,
     });
