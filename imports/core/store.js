@@ -167,17 +167,16 @@ class PacketStore {
   ingest(report) {
     const error = this.validateReport(report);
     if (error) return this.reject(error);
-    const rawLower = typeof report.raw === 'string' ? report.raw.toLowerCase() : report.raw;
     // Every report is decoded: the content hash that dedups it needs the payload offset, and
-    // this observer's path (which differs per observer) is part of what we keep.
-    const decoded = decodePacket(rawLower, this.decodeOptions);
+    // this observer's path (which differs per observer) is part of what we keep. Hex of either
+    // case decodes alike (observers publish upper case), so the report is not lower-cased first.
+    const decoded = decodePacket(report.raw, this.decodeOptions);
     if (decoded.error) return this.reject(decoded.error);
     const advert = decoded.packet.advert;
     if (advert !== null && advert.signatureValid === false) return this.reject({ reason: 'bad_signature', message: STORE_ERRORS.bad_signature });
-    const raw = typeof rawLower === 'string' ? rawLower : rawLower.toString('hex');
     // A new transmission keeps its bytes as a one-byte string, read from the decoded bytes.
     const latin1 = decoded.repeat ? null : decoded.bytes.toString('latin1', 0, decoded.length);
-    return this.insertDecoded(decoded.packet, raw, report, latin1);
+    return this.insertDecoded(decoded.packet, report.raw, report, latin1);
   }
 
   /** null, or { reason, message } for a report outside input-limits.js. */
@@ -192,7 +191,7 @@ class PacketStore {
     return { error };
   }
 
-  /** `latin1`: the raw packet as a one-byte string when the caller has it (else read from `raw`, hex). */
+  /** `latin1`: the raw packet as a one-byte string when the caller has it (else read from `raw`: hex, or a Buffer). */
   insertDecoded(packet, raw, report, latin1 = null) {
     this.counters.ingested++;
     // Store time is monotone so that first-heard order equals seq order (time-range queries
@@ -209,7 +208,7 @@ class PacketStore {
       // record's getters read the header fields from it. rawHex(tx) gives hex back.
       const content = packet.advert || (packet.message && compactMessage(packet.message)) || packet.trace || null;
       const signal = packSignal(report.snr ?? null, report.rssi ?? null, report.score ?? null, directionOf(report));
-      tx = new StoredTransmission(packet.hash, ++this.seq, time, latin1 !== null ? latin1 : Buffer.from(raw, 'hex').toString('latin1'), this.paths.intern(packet.path), content, observer, signal);
+      tx = new StoredTransmission(packet.hash, ++this.seq, time, latin1 !== null ? latin1 : (Buffer.isBuffer(raw) ? raw : Buffer.from(raw, 'hex')).toString('latin1'), this.paths.intern(packet.path), content, observer, signal);
       this.fifo.insert(tx);
       this.byHash.set(packet.hash, tx);
       this.indexInto(this.byType, tx.payloadType, tx);
@@ -376,12 +375,14 @@ class PacketStore {
    * known node (and return it), otherwise keep a stub for the prefix until an advert names it.
    */
   touchHop(prefix, time) {
-    const unique = this.directory.uniqueNodeFor(prefix);
-    if (unique) {
+    // One lookup for both questions (a hop is 1 to 3 bytes: resolvePrefix reads its bucket).
+    const nodes = this.directory.resolvePrefix(prefix);
+    if (nodes.length === 1) {
+      const unique = nodes[0];
       if (time > unique.lastSeen) unique.lastSeen = time;
       return unique;
     }
-    if (this.directory.resolvePrefix(prefix).length === 0) this.directory.touchStub(prefix, time);
+    if (nodes.length === 0) this.directory.touchStub(prefix, time);
     return null;
   }
 

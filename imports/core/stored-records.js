@@ -120,10 +120,12 @@ class StoredTransmission {
    * null; `observer` and `signal` (packSignal): the first observation.
    */
   constructor(hash, seq, time, raw, path, content, observer, signal) {
-    const halves = hashHalves(hash);
-    if (halves === null) throw new Error(`a stored transmission needs a 16-hex-digit content hash, got ${String(hash).slice(0, 40)}`);
-    this.hashHigh = halves[0];
-    this.hashLow = halves[1];
+    // Both halves parsed in place (hashHalves builds an array; this runs once per transmission).
+    const high = typeof hash === 'string' && hash.length === 16 ? hexInt32(hash, 0) : null;
+    const low = high === null ? null : hexInt32(hash, 8);
+    if (low === null) throw new Error(`a stored transmission needs a 16-hex-digit content hash, got ${String(hash).slice(0, 40)}`);
+    this.hashHigh = high;
+    this.hashLow = low;
     this.seq = seq;
     this.timeOffset = timeOffset(time);
     this.raw = raw;

@@ -18,6 +18,7 @@
  */
 const { BYTES, entryBytes } = require('../memory-account');
 const { defineView, memoryPart, bump, HOUR_MS, DAY_MS } = require('./view');
+const { isFirstObservation } = require('../stored-records');
 const { TimeCounts, chooseBucket, describeBucket, bucketStart, bucketParam, BUCKET_MS, newestTime } = require('./time-buckets');
 const { channelName } = require('./channels');
 
@@ -83,7 +84,7 @@ module.exports = defineView({
     decrypted: 0,
   }),
   apply(state, tx, observation) {
-    if (tx.channelHash === null || observation !== tx.observations[0]) return false;
+    if (tx.channelHash === null || !isFirstObservation(tx, observation)) return false;
     let channel = state.byHash.get(tx.channelHash);
     if (!channel) {
       channel = { messages: 0, lastDecrypted: null };

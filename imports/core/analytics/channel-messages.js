@@ -20,6 +20,7 @@
  * undecryptable traffic interleaved on the hash.
  */
 const { defineView, memoryPart } = require('./view');
+const { isFirstObservation } = require('../stored-records');
 const { BYTES } = require('../memory-account');
 const { channelName } = require('./channels');
 
@@ -55,8 +56,28 @@ function copiesOf(entry, tx) {
 }
 
 /** Scopes a decrypted transmission changes: its hash, and its channel name (for name subscribers). */
+// The scope lists apply and evict return, one per (channel hash, channel name): built once, not
+// per report (a new array and a concatenated key to hash on every message observation).
+// A message's channel is a keyring channel, so the pairs are few; past SCOPE_CACHE_MAX distinct
+// pairs (only a keyring that large) further lists are built per call as before.
+const SCOPE_CACHE_MAX = 1024;
+const scopeCache = new Map(); // channel name -> Map(channel hash -> frozen scope list)
+
 function scopesOf(tx) {
-  return [tx.channelHash, NAME_SCOPE + tx.message.channel];
+  const hash = tx.channelHash;
+  const name = tx.message.channel;
+  let byHash = scopeCache.get(name);
+  let scopes = byHash === undefined ? undefined : byHash.get(hash);
+  if (scopes !== undefined) return scopes;
+  scopes = Object.freeze([hash, NAME_SCOPE + name]);
+  if (scopeCache.size < SCOPE_CACHE_MAX) {
+    if (byHash === undefined) {
+      byHash = new Map();
+      scopeCache.set(name, byHash);
+    }
+    if (byHash.size < 256) byHash.set(hash, scopes);
+  }
+  return scopes;
 }
 
 function summarize(copies) {
@@ -120,7 +141,7 @@ module.exports = defineView({
   apply(state, tx, observation) {
     if (tx.message === null) return false;
     // Later observations only add observers, which the snapshot reads from the copies.
-    if (observation === tx.observations[0]) {
+    if (isFirstObservation(tx, observation)) {
       if (state.part) state.part.add(BYTES.mapEntry);
       const key = identityKey(tx);
       const entry = state.messages.get(key);

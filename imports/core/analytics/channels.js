@@ -19,6 +19,7 @@
  */
 const { BYTES } = require('../memory-account');
 const { defineView, memoryPart, bump, hourBucket, HOUR_MS, DAY_MS } = require('./view');
+const { isFirstObservation } = require('../stored-records');
 
 const HOURLY_BUCKETS = 24;
 
@@ -34,6 +35,7 @@ function channelName(store, hash) {
 const CHANNEL_BYTES = BYTES.object + 5 * BYTES.field + 2 * BYTES.map + BYTES.mapEntry + BYTES.string + 2;
 
 function createChannel() {
+  // hours: hour number (time / 1 h, a small integer key) -> messages first heard in it.
   return { messages: 0, decrypted: 0, lastDecrypted: null, senders: new Map(), hours: new Map() };
 }
 
@@ -44,7 +46,7 @@ module.exports = defineView({
   createState: (store) => ({ byHash: new Map(), part: memoryPart(store, 'channels') }),
   apply(state, tx, observation) {
     // Most packets are not channel traffic, and a repeat observation adds nothing here.
-    if (tx.channelHash === null || observation !== tx.observations[0]) return false;
+    if (tx.channelHash === null || !isFirstObservation(tx, observation)) return false;
     let channel = state.byHash.get(tx.channelHash);
     if (!channel) {
       channel = createChannel();
@@ -52,7 +54,7 @@ module.exports = defineView({
       if (state.part) state.part.add(CHANNEL_BYTES);
     }
     channel.messages++;
-    bump(channel.hours, hourBucket(tx.time), 1, state.part);
+    bump(channel.hours, Math.floor(tx.time / HOUR_MS), 1, state.part);
     if (tx.message) {
       channel.decrypted++;
       // First observations arrive in seq order, so the latest one applied is the newest.
@@ -65,7 +67,7 @@ module.exports = defineView({
     if (tx.channelHash === null) return false;
     const channel = state.byHash.get(tx.channelHash);
     if (!channel) return false;
-    bump(channel.hours, hourBucket(tx.time), -1, state.part);
+    bump(channel.hours, Math.floor(tx.time / HOUR_MS), -1, state.part);
     if (tx.message) {
       channel.decrypted--;
       // Eviction is oldest-first: if the newest decrypted message leaves, no decrypted one is left.
@@ -85,7 +87,7 @@ module.exports = defineView({
       const deque = store.byChannel.get(hash);
       const last = deque.last();
       const hourly = new Array(HOURLY_BUCKETS);
-      for (let i = 0; i < HOURLY_BUCKETS; i++) hourly[i] = channel.hours.get(hourlyFrom + i * HOUR_MS) || 0;
+      for (let i = 0; i < HOURLY_BUCKETS; i++) hourly[i] = channel.hours.get((hourlyFrom + i * HOUR_MS) / HOUR_MS) || 0;
       channels.push({
         hash,
         name: channelName(store, hash),

@@ -11,6 +11,7 @@
  * counts three times). All figures are exact.
  */
 const { defineView, bump, memoryPart } = require('./view');
+const { observationAt, observationCountOf } = require('../stored-records');
 const { withSnapshotCache } = require('./snapshot-cache');
 const { topByCount, describePrefix } = require('./aggregates');
 const { TimeCounts, chooseBucket, describeBucket, bucketParam, newestTime } = require('./time-buckets');
@@ -31,7 +32,12 @@ function createState(store) {
 
 /** The observation that decides a transmission's hash size: the first one that heard hops. */
 function firstWithHops(tx) {
-  for (const observation of tx.observations) if (observation.path.length > 0) return observation;
+  // Read in place (observationAt): the observations array is not built per report.
+  const count = observationCountOf(tx);
+  for (let i = 0; i < count; i++) {
+    const observation = observationAt(tx, i);
+    if (observation.path.length > 0) return observation;
+  }
   return null;
 }
 

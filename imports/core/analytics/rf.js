@@ -17,7 +17,7 @@
  * observations with both SNR and RSSI, exactly, "most recent" ordered by (time, transmission
  * seq, position in the transmission's observations).
  */
-const { defineView, memoryPart, bump } = require('./view');
+const { defineView, memoryPart } = require('./view');
 const { withSnapshotCache } = require('./snapshot-cache');
 const { TimeCounts, chooseBucket, describeBucket, bucketParam, newestTime } = require('./time-buckets');
 const { ValueDistribution, MeanAccumulator } = require('./aggregates');
@@ -52,7 +52,9 @@ function createState(store) {
     byType: new Map(), // payload type -> { transmissions, observations, snr: MeanAccumulator }
     // Scatter candidates ascending by scatterOrder: always the top entries.length of all stored
     // observations with both figures (the invariant every update below keeps).
-    scatter: { entries: [], eligible: 0, byTx: new Map() },
+    // minSeq: the lowest transmission seq among the entries (Infinity when none), so that an
+    // eviction (the oldest transmission) tells at once whether any entry is its.
+    scatter: { entries: [], eligible: 0, minSeq: Infinity },
   };
 }
 
@@ -87,18 +89,26 @@ function scatterAdd(scatter, tx, observation, time, snr, rssi) {
     at--;
   }
   entries[at] = entry;
-  bump(scatter.byTx, tx);
+  if (tx.seq < scatter.minSeq) scatter.minSeq = tx.seq;
   if (entries.length > SCATTER_BUFFER + SCATTER_SLACK) {
-    const dropped = entries.splice(0, entries.length - SCATTER_BUFFER);
-    for (const old of dropped) bump(scatter.byTx, old.tx, -1);
+    entries.splice(0, entries.length - SCATTER_BUFFER);
+    scatter.minSeq = minSeqOf(entries);
   }
+}
+
+function minSeqOf(entries) {
+  let min = Infinity;
+  for (let i = 0; i < entries.length; i++) if (entries[i].seq < min) min = entries[i].seq;
+  return min;
 }
 
 function scatterEvict(scatter, tx, store) {
   for (const observation of tx.observations) if (hasBoth(observation)) scatter.eligible--;
-  if (!scatter.byTx.has(tx)) return;
-  scatter.byTx.delete(tx);
-  scatter.entries = scatter.entries.filter((entry) => entry.tx !== tx);
+  if (tx.seq < scatter.minSeq) return; // none of the entries is this transmission's
+  const kept = scatter.entries.filter((entry) => entry.tx !== tx);
+  if (kept.length === scatter.entries.length) return;
+  scatter.entries = kept;
+  scatter.minSeq = minSeqOf(kept);
   if (scatter.entries.length < SCATTER_POINTS && scatter.entries.length < scatter.eligible) scatterRebuild(scatter, tx, store);
 }
 
@@ -116,8 +126,7 @@ function scatterRebuild(scatter, leaving, store) {
   });
   all.sort(scatterOrder);
   scatter.entries = all.slice(Math.max(0, all.length - SCATTER_BUFFER));
-  scatter.byTx = new Map();
-  for (const entry of scatter.entries) bump(scatter.byTx, entry.tx);
+  scatter.minSeq = minSeqOf(scatter.entries);
 }
 
 function apply(state, tx, observation) {

@@ -14,6 +14,7 @@
  * the newest counted copy showing the link. Journeys and links are charged to the `traces` part.
  */
 const { defineView, memoryPart } = require('./view');
+const { isFirstObservation } = require('../stored-records');
 const { BYTES, keyBytes } = require('../memory-account');
 const { keepBest } = require('./aggregates');
 
@@ -77,7 +78,7 @@ function apply(state, tx, observation) {
   // An advert may name a hop of a listed trace: the rows' `known` changes.
   if (tx.payloadType !== TRACE) return tx.advert !== null;
   // Once per transmission: its first observation (later ones only add observers).
-  if (tx.trace === null || tx.observations[0] !== observation) return true;
+  if (tx.trace === null || !isFirstObservation(tx, observation)) return true;
   const key = journeyKey(tx.trace);
   let journey = state.journeys.get(key);
   if (!journey) {

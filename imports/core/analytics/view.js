@@ -93,7 +93,7 @@ function defineView(definition) {
     normalizeParams: (raw) => normalizeParams(name, spec, raw),
     create(store) {
       const state = createState(store);
-      const scopeVersions = new Map();
+      const scopeVersions = new Map(); // watched scope key -> { version }
       const instance = {
         name,
         state,
@@ -114,27 +114,39 @@ function defineView(definition) {
           if (!scopeOf) return instance.version;
           const scope = scopeOf(normalizeParams(name, spec, rawParams));
           if (scope === null || scope === undefined) return instance.version;
-          if (!Array.isArray(scope)) return Math.max(scopeFloor, scopeVersions.get(scope) || 0);
+          if (!Array.isArray(scope)) return watch(scope).version;
           // Several scopes (a node's key and prefixes): the newest change among them.
-          let version = scopeFloor;
-          for (const key of scope) version = Math.max(version, scopeVersions.get(key) || 0);
+          let version = 0;
+          for (const key of scope) version = Math.max(version, watch(key).version);
           return version;
         },
       };
-      // Scope versions are a hint (a subscriber recomputes when its scope's version moved), so
-      // their Map is bounded: once it holds MAX_SCOPES keys it is cleared and every scope's
-      // version floors at the current one (each subscriber recomputes once; nothing is missed).
-      let scopeFloor = 0;
+      // Per-scope versions are kept only for the scopes someone asked about (versionFor), so that
+      // ingest pays one Map probe per changed key, and nothing while no one watches a scope (the
+      // benchmarks, a server with no node page open). A scope is watched from its first
+      // versionFor on, starting at the view's version then: its snapshot can have changed at
+      // any earlier version, and from then on every change to it moves its version.
+      // Versions are a hint (a subscriber recomputes when its scope's version moved), so the
+      // watched set is bounded: once it holds MAX_SCOPES keys it is cleared and every scope
+      // starts again at the current version (each subscriber recomputes once; nothing is missed).
+      function watch(key) {
+        let entry = scopeVersions.get(key);
+        if (entry === undefined) {
+          if (scopeVersions.size >= MAX_SCOPES) scopeVersions.clear();
+          entry = { version: instance.version };
+          scopeVersions.set(key, entry);
+        }
+        return entry;
+      }
       function record(changed) {
         if (!changed) return;
-        instance.version++;
+        const version = ++instance.version;
         // Scope versions are read only through scopeOf: a view without it keeps none.
-        if (scopeOf && Array.isArray(changed)) {
-          if (scopeVersions.size > MAX_SCOPES) {
-            scopeVersions.clear();
-            scopeFloor = instance.version;
+        if (scopeOf && scopeVersions.size > 0 && Array.isArray(changed)) {
+          for (let i = 0; i < changed.length; i++) {
+            const entry = scopeVersions.get(changed[i]);
+            if (entry !== undefined) entry.version = version;
           }
-          for (let i = 0; i < changed.length; i++) scopeVersions.set(changed[i], instance.version);
         }
       }
       return instance;
