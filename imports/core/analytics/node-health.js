@@ -36,6 +36,7 @@
 const { hourBucket, DAY_MS } = require('./view');
 const { entryBytes, BYTES } = require('../memory-account');
 const { PairCounts } = require('./pair-counts');
+const { observationCountOf, observationAt, observationIndexOf } = require('../stored-records');
 const { nodeStatus } = require('../node-status');
 
 // Flags of one node's match with one transmission.
@@ -486,9 +487,9 @@ class NodeTracker {
 
   /** Returns the keys whose aggregates changed. */
   apply(tx, observation) {
-    const observations = tx.observations;
-    let index = observations.length - 1;
-    if (observations[index] !== observation) index = observations.indexOf(observation); // a late view catching up
+    // Without tx.observations: for a transmission of one or two observations it builds an array.
+    let index = observationCountOf(tx) - 1;
+    if (observationAt(tx, index) !== observation) index = observationIndexOf(tx, observation); // a late view catching up
     // The keys this observation names (the transmission's own, then its path), and those the
     // earlier observations of the same transmission named (none before the first).
     const own = matchPath(observation.path, matchStatic(tx, scratchOwn.clear()));
