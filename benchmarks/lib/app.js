@@ -49,7 +49,8 @@ async function ensureBundle({ log = console.log } = {}) {
   const dir = path.join(os.tmpdir(), `meshpulse-bundle-${sourceKey()}`);
   const main = path.join(dir, 'bundle', 'main.js');
   const ready = path.join(dir, '.ready');
-  if (!fs.existsSync(ready)) {
+  const built = !fs.existsSync(ready);
+  if (built) {
     fs.rmSync(dir, { recursive: true, force: true });
     log(`building a production bundle with ${meteor.version} into ${dir} (a few minutes the first time)...`);
     run(meteor.bin, ['build', '--directory', dir, '--server-only'], { cwd: ROOT, timeout: 20 * 60 * 1000 });
@@ -60,7 +61,8 @@ async function ensureBundle({ log = console.log } = {}) {
     run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund'], { cwd: path.join(dir, 'bundle', 'programs', 'server'), timeout: 10 * 60 * 1000, env: { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' } });
     fs.writeFileSync(ready, new Date().toISOString());
   }
-  return { dir, main, meteorVersion: meteor.version };
+  // `built`: this call built it (studies leave the build out of their own duration).
+  return { dir, main, meteorVersion: meteor.version, built };
 }
 
 /**

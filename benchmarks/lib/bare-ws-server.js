@@ -10,7 +10,7 @@
  * serialised ONCE per tick and the same string is written to every subscriber, which is the
  * least any server can do; no sessions, no merge box, no per-client copies.
  *
- *   node benchmarks/lib/bare-ws-server.js --port 3500 --rate 50 [--mode changed|full] [--compression off|threshold-fast]
+ *   node benchmarks/lib/bare-ws-server.js --port 3500 --rate 50 [--mode changed|full] [--compression off|threshold-fast] [--chunks on|off]
  *   prints "LISTENING <port>" when ready; GET /health returns counters.
  */
 const http = require('http');
@@ -19,6 +19,8 @@ const { createEngine } = require('../../imports/core/engine');
 const { createPipeline } = require('../../imports/ingest/pipeline');
 const { createSimulatorFeed } = require('../../imports/ingest/simulator-feed');
 const { PublishHub } = require('../../imports/core/publish-hub');
+const { CHUNK_DEFAULTS } = require('../../imports/core/field-chunks');
+const { DEFAULT_SETTINGS } = require('../../imports/core/settings');
 const { viewDocumentId } = require('../../imports/core/view-key');
 
 function option(name, fallback) {
@@ -52,7 +54,8 @@ const hub = new PublishHub((name) => {
   const view = engine.views.get(name);
   if (!view) return null;
   return { normalizeParams: view.normalizeParams, versionFor: (params) => view.versionFor(params), snapshot: (params, now) => decorate(view.snapshot(params, now)) };
-}, { publishIntervalMs: INTERVAL_MS });
+  // The same documents the app's publications send: big lists as chunks, keyed lists split.
+}, { publishIntervalMs: INTERVAL_MS, viewIntervalMs: DEFAULT_SETTINGS.publish.viewIntervalMs, timeRefreshMs: DEFAULT_SETTINGS.publish.timeRefreshMs, chunkMinBytes: option('chunks', 'on') === 'off' ? 0 : CHUNK_DEFAULTS.minBytes });
 
 const counters = { connections: 0, subscriptions: 0, messagesSent: 0, serialisations: 0 };
 // One serialised string per change object: the hub hands every subscriber the same object.

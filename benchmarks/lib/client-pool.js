@@ -33,16 +33,19 @@ function startWorker() {
   });
   child.on('exit', () => { for (const w of waiting.splice(0)) w.reject(new Error('load worker exited')); });
   const ask = (command, replyType) => new Promise((resolve, reject) => {
+    if (!child.connected) { reject(new Error('load worker exited')); return; }
     waiting.push({ type: replyType, resolve, reject });
-    child.send(command);
+    child.send(command, (err) => { if (err) reject(err); });
   });
   return { child, pid: child.pid, clients: 0, ask };
 }
 
-function createClientPool({ url, subscriptions, perProcess = 500, perMessageDeflate = true }) {
+function createClientPool({ url, subscriptions, perProcess = 500, perMessageDeflate = true, light = false }) {
   const workers = [];
 
-  async function grow(total) {
+  /** Connect up to `total` subscribers; `connectBudgetS`: clients not started by then count as failures. */
+  async function grow(total, { connectBudgetS = Infinity } = {}) {
+    const deadlineMs = Number.isFinite(connectBudgetS) ? Date.now() + connectBudgetS * 1000 : null;
     const current = workers.reduce((sum, w) => sum + w.clients, 0);
     let missing = total - current;
     const jobs = [];
@@ -53,7 +56,7 @@ function createClientPool({ url, subscriptions, perProcess = 500, perMessageDefl
       const count = Math.min(missing, perProcess - worker.clients);
       worker.clients += count;
       missing -= count;
-      jobs.push(worker.ask({ type: 'connect', url, count, subscriptions, perMessageDeflate }, 'connected').then((reply) => {
+      jobs.push(worker.ask({ type: 'connect', url, count, subscriptions, perMessageDeflate, light, deadlineMs }, 'connected').then((reply) => {
         result.failures += reply.failures;
         result.errors.push(...reply.errors);
         worker.clients -= reply.failures;
@@ -71,7 +74,7 @@ function createClientPool({ url, subscriptions, perProcess = 500, perMessageDefl
     const replies = await Promise.all(workers.map((w) => w.ask({ type: 'report' }, 'report')));
     const delay = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3600000, numberOfSignificantValueDigits: 3 });
     const wire = createWireStats();
-    const merged = { updates: 0, payload: 0, wireTotal: 0, lagP99Ms: 0, clients: 0, failures: 0, lastError: null };
+    const merged = { updates: 0, payload: 0, wireTotal: 0, lagP99Ms: 0, clients: 0, failures: 0, lastError: null, workers: replies.length, workersCpuPct: 0, lightBytes: 0 };
     for (const reply of replies) {
       delay.add(hdr.decodeFromCompressedBase64(reply.delay));
       wire.merge(reply.messages);
@@ -82,7 +85,10 @@ function createClientPool({ url, subscriptions, perProcess = 500, perMessageDefl
       merged.clients += reply.clients;
       merged.failures += reply.failures;
       merged.lastError = merged.lastError || reply.lastError;
+      merged.workersCpuPct += reply.cpuPct || 0;
+      merged.lightBytes += reply.light ? reply.light.bytes : 0;
     }
+    merged.workersCpuPct = Math.round(merged.workersCpuPct * 10) / 10;
     const at = (p) => (delay.totalCount ? delay.getValueAtPercentile(p) : null);
     return {
       ...merged,
@@ -96,7 +102,9 @@ function createClientPool({ url, subscriptions, perProcess = 500, perMessageDefl
       if (w.child.exitCode !== null) return resolve();
       const timer = setTimeout(() => { w.child.kill('SIGKILL'); resolve(); }, 5000);
       w.child.once('exit', () => { clearTimeout(timer); resolve(); });
-      try { w.child.send({ type: 'close' }); } catch (err) { w.child.kill('SIGKILL'); }
+      // A worker whose IPC channel is already gone (it exited) must not throw from here.
+      if (!w.child.connected) { w.child.kill('SIGKILL'); return; }
+      w.child.send({ type: 'close' }, (err) => { if (err) w.child.kill('SIGKILL'); });
     })));
     workers.length = 0;
   }

@@ -88,11 +88,20 @@ async function runStudy(name, body) {
   process.on('SIGTERM', onSignal);
 
   let bundle = null;
+  // Wall time spent building the production bundle (0 when a cached one was reused): a study's
+  // own duration excludes it.
+  let bundleBuildMs = 0;
+  // Where the time went: [{ part, started_s, duration_s }], in the JSON as `parts`.
+  const parts = [];
   const study = {
     name,
     quick,
     flags: process.argv.slice(2),
     log: (...args) => console.log(`[${name}]`, ...args),
+    /** Record that `part` ran from `startedAtMs` until now (Date.now() values). */
+    part(part, startedAtMs, endedAtMs = Date.now()) {
+      parts.push({ part, started_s: Math.round((startedAtMs - started) / 100) / 10, duration_s: Math.round((endedAtMs - startedAtMs) / 100) / 10 });
+    },
     /** Register an async clean-up (run in reverse order at the end, on failure and on Ctrl-C). */
     onCleanup: (fn) => cleanups.push(fn),
     async bundle() {
@@ -106,7 +115,9 @@ async function runStudy(name, body) {
         if (!meteor) throw new MeteorUnavailableError('Meteor is not available: install it with `npx meteor`, or set METEOR_BIN to a meteor executable, then run this again');
         bundle = { dir: given, main, meteorVersion: meteor.version };
       } else {
+        const buildStarted = Date.now();
         bundle = await ensureBundle({ log: study.log });
+        if (bundle.built) bundleBuildMs = Date.now() - buildStarted;
       }
       return bundle;
     },
@@ -134,7 +145,8 @@ async function runStudy(name, body) {
       benchmark: name,
       quick,
       date: new Date().toISOString(),
-      command: `npm run bench:${name}${quick ? ' -- --quick' : ''}`,
+      // As it was run: the npm script of this file, with the flags it was given.
+      command: `npm run bench:${path.basename(process.argv[1] || name, '.js')}${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
       machine: machineInfo(),
       versions: {
         meteor: b.meteorVersion || null,
@@ -149,6 +161,11 @@ async function runStudy(name, body) {
       // The server's defaults for what the studies do not override (imports/core/settings.js).
       server_defaults: { publish: DEFAULT_SETTINGS.publish, queue: DEFAULT_SETTINGS.queue, limits_in_studies: 'raised by benchmarks/lib/app.js' },
       duration_s: Math.round((Date.now() - started) / 1000),
+      // The study's own time: without building the production bundle (reused from a cache when
+      // the source did not change), and each part's share of it.
+      bundle_build_s: Math.round(bundleBuildMs / 1000),
+      duration_excluding_bundle_build_s: Math.round((Date.now() - started - bundleBuildMs) / 1000),
+      parts,
       // The machine is shared: a high load average means other work ran beside the study.
       load_average_end: os.loadavg().map((v) => Math.round(v * 100) / 100),
       ...result,

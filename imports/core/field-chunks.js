@@ -23,16 +23,53 @@
  * Lists handled: a top-level array field, or an array property of a top-level plain object
  * (`scatter: { eligible, points: [...] }`). Nothing else changes shape. A document whose own
  * field names contain `~` is left as it is (no ambiguity). Pure JavaScript, no Meteor.
+ *
+ * Keyed lists (stable part and moving part): a ranking or a "newest first" page reorders its
+ * items with every packet and bumps a counter or a timestamp in each of them, so every
+ * content-defined chunk moved on every tick (the dashboard's nodes page, sorted by lastSeen,
+ * resent all its ~24 KB each second). A list named in `keyed` ({ [field]: { key, moving } })
+ * is sent as
+ *   - its items without their moving fields (those set to null, so field order is kept), in
+ *     KEY order, chunked as above: these chunks change only when an item enters, leaves or
+ *     changes a stable field (a node renamed);
+ *   - one small field `<field>~@` = { order, columns }: `order[i]` is the i-th list item's
+ *     position among the stable items, `columns[j][i]` its j-th moving field's value;
+ *   - the index, with `moving: [field names]`.
+ * So a tick where only ranks, counts and times moved sends `<field>~@` (a few hundred bytes to
+ * a few KB) and nothing else. Lossless: joinChunkedFields gives back the same items, same field
+ * order. A list whose items are not all plain objects with a distinct key and every moving
+ * field falls back to the plain chunks.
  */
 
 const CHUNK_DEFAULTS = {
   // Lists smaller than this (JSON bytes) stay one field: splitting would only add overhead.
   minBytes: 4096,
-  // Mean items per chunk: a boundary follows an item whose hash is 0 modulo this.
+  // Mean items per chunk: a boundary follows an item whose hash is 0 modulo this (at most; a
+  // list of fewer than 8 x this items gets smaller chunks, see splitLargeFields).
   averageItems: 16,
+  // Mean items per chunk of a keyed list's stable part (see below).
+  keyedAverageItems: 4,
 };
 
 const SEPARATOR = '~';
+// Suffix of a keyed list's moving part: never in a chunk id (base 36 digits and '.').
+const MOVING_SUFFIX = '@';
+
+/**
+ * The publish hub's keyed lists per view (see the top of this file): the field that names an
+ * item, and the fields that move with every packet while the item stays. Why each:
+ *   nodes.nodes          sorted by lastSeen: ranks, times and packet counts move per packet;
+ *   topology.repeaters   ranked by count, each item carrying its candidate nodes (large, stable);
+ *   topology.pairs       same, with both ends' candidates.
+ * A view's document that no longer matches (a renamed field) just falls back to plain chunks.
+ */
+const KEYED_LISTS = Object.freeze({
+  nodes: Object.freeze({ nodes: Object.freeze({ key: 'pubKey', moving: Object.freeze(['lastSeen', 'status', 'packets', 'adverts']) }) }),
+  topology: Object.freeze({
+    repeaters: Object.freeze({ key: 'hop', moving: Object.freeze(['count']) }),
+    pairs: Object.freeze({ key: 'pair', moving: Object.freeze(['count']) }),
+  }),
+});
 
 /** FNV-1a, 32 bits, of a string: fast and stable across processes (boundaries must be). */
 function hashString(text) {
@@ -98,12 +135,46 @@ function findList(value, signature, minBytes) {
 }
 
 /**
+ * A keyed list as { stable, order, columns }, or null when `list` does not fit `spec`
+ * ({ key, moving }): every item a plain object with a distinct string or number key and every
+ * moving field of its own. `stable`: the items in key order, moving fields set to null.
+ */
+function splitKeyedList(list, spec) {
+  if (!spec || typeof spec.key !== 'string' || !Array.isArray(spec.moving) || spec.moving.length === 0) return null;
+  const keys = new Array(list.length);
+  const seen = new Set();
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    if (!isPlainObject(item)) return null;
+    const key = item[spec.key];
+    if (typeof key !== 'string' && typeof key !== 'number') return null;
+    const text = String(key);
+    if (seen.has(text)) return null;
+    seen.add(text);
+    keys[i] = text;
+    for (const field of spec.moving) if (field === spec.key || !Object.prototype.hasOwnProperty.call(item, field)) return null;
+  }
+  const byKey = list.map((item, i) => i).sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0));
+  const position = new Array(list.length);
+  const stable = byKey.map((i, at) => {
+    position[i] = at;
+    const item = { ...list[i] };
+    for (const field of spec.moving) item[field] = null;
+    return item;
+  });
+  const columns = spec.moving.map((field) => list.map((item) => item[field]));
+  return { stable, order: position, columns };
+}
+
+/**
  * Split the big lists of `snapshot` (a view document's top-level fields). Returns
  * { fields, signatures, chunked } where `signatures` maps every output field to its JSON text
  * (so the caller need not stringify them again) and `chunked` counts the fields split.
+ * `options.keyed`: { [field]: { key, moving } } for lists sent as a stable and a moving part.
  */
 function splitLargeFields(snapshot, options = {}) {
   const settings = { ...CHUNK_DEFAULTS, ...options };
+  const keyed = settings.keyed || null;
   const fields = {};
   const signatures = new Map();
   const names = Object.keys(snapshot);
@@ -119,7 +190,14 @@ function splitLargeFields(snapshot, options = {}) {
       continue;
     }
     chunked++;
-    const chunks = chunkList(found.list, Math.max(1, Math.floor(settings.averageItems)));
+    const spec = keyed && found.path.length === 0 ? keyed[name] : null;
+    const split = spec ? splitKeyedList(found.list, spec) : null;
+    // Smaller chunks for a keyed list: an item entering or leaving a page (the nodes page is
+    // the 100 most recently heard) then resends a few items, not sixteen.
+    // A short list (the home page's 16 newest packets) gets at least ~8 chunks: with 16 items a
+    // chunk it was one chunk, resent whole when a single packet arrived.
+    const averageItems = split ? settings.keyedAverageItems : Math.max(2, Math.min(settings.averageItems, Math.round(found.list.length / 8)));
+    const chunks = chunkList(split ? split.stable : found.list, Math.max(1, Math.floor(averageItems)));
     for (const chunk of chunks) {
       const field = `${name}${SEPARATOR}${chunk.id}`;
       fields[field] = chunk.items;
@@ -127,10 +205,31 @@ function splitLargeFields(snapshot, options = {}) {
     }
     const base = found.path.length === 0 ? null : { ...value, [found.path[0]]: null };
     const index = { chunks: chunks.map((chunk) => chunk.id), path: found.path, base };
+    if (split) {
+      index.moving = spec.moving.slice();
+      const moving = { order: split.order, columns: split.columns };
+      const movingField = `${name}${SEPARATOR}${MOVING_SUFFIX}`;
+      fields[movingField] = moving;
+      signatures.set(movingField, JSON.stringify(moving));
+    }
     fields[`${name}${SEPARATOR}`] = index;
     signatures.set(`${name}${SEPARATOR}`, JSON.stringify(index));
   }
   return { fields, signatures, chunked };
+}
+
+/** A keyed list back from its stable items and its moving part (items it cannot place are left out). */
+function joinKeyedList(stable, moving, names) {
+  if (!moving || !Array.isArray(moving.order) || !Array.isArray(moving.columns)) return [];
+  const list = [];
+  for (let i = 0; i < moving.order.length; i++) {
+    const base = stable[moving.order[i]];
+    if (!base) continue;
+    const item = { ...base };
+    for (let j = 0; j < names.length; j++) item[names[j]] = Array.isArray(moving.columns[j]) ? moving.columns[j][i] : null;
+    list.push(item);
+  }
+  return list;
 }
 
 /**
@@ -152,12 +251,17 @@ function joinChunkedFields(doc) {
     const index = doc[key];
     consumed.add(key);
     if (!index || !Array.isArray(index.chunks)) continue;
-    const list = [];
+    let list = [];
     for (const id of index.chunks) {
       const field = `${name}${SEPARATOR}${id}`;
       consumed.add(field);
       const items = doc[field];
       if (Array.isArray(items)) for (const item of items) list.push(item);
+    }
+    if (Array.isArray(index.moving)) {
+      const movingField = `${name}${SEPARATOR}${MOVING_SUFFIX}`;
+      consumed.add(movingField);
+      list = joinKeyedList(list, doc[movingField], index.moving);
     }
     out[name] = Array.isArray(index.path) && index.path.length === 1 && isPlainObject(index.base) ? { ...index.base, [index.path[0]]: list } : list;
   }
@@ -171,4 +275,4 @@ function joinChunkedFields(doc) {
   return out;
 }
 
-module.exports = { splitLargeFields, joinChunkedFields, chunkList, hashString, CHUNK_DEFAULTS, SEPARATOR };
+module.exports = { splitLargeFields, joinChunkedFields, chunkList, splitKeyedList, hashString, CHUNK_DEFAULTS, KEYED_LISTS, SEPARATOR, MOVING_SUFFIX };

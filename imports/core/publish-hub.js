@@ -29,7 +29,7 @@
  *   - other groups, and other subscribers' sinks, are unaffected (a throwing sink is counted).
  */
 const { paramsKey } = require('./analytics/view');
-const { splitLargeFields, CHUNK_DEFAULTS } = require('./field-chunks');
+const { splitLargeFields, CHUNK_DEFAULTS, KEYED_LISTS } = require('./field-chunks');
 
 const HUB_DEFAULTS = {
   // How often groups are checked for changes; also the upper bound on update rate per client.
@@ -49,6 +49,9 @@ const HUB_DEFAULTS = {
   chunkMinBytes: 0,
   // Mean items per chunk.
   chunkAverageItems: CHUNK_DEFAULTS.averageItems,
+  // Per view, lists sent as a stable part and a small moving part (ranks, counts, times), so a
+  // tick where only those moved does not resend every chunk (field-chunks.js; chunking on only).
+  keyedLists: KEYED_LISTS,
 };
 
 function fieldSignature(value) {
@@ -248,7 +251,7 @@ class PublishHub {
       throw new TypeError(`snapshot must be an object, got ${Array.isArray(snapshot) ? 'an array' : snapshot === null ? 'null' : typeof snapshot}`);
     }
     // Big lists as stable chunks (one field each), so only the moved ones differ below.
-    const split = this.options.chunkMinBytes > 0 ? splitLargeFields(snapshot, { minBytes: this.options.chunkMinBytes, averageItems: this.options.chunkAverageItems }) : null;
+    const split = this.options.chunkMinBytes > 0 ? splitLargeFields(snapshot, { minBytes: this.options.chunkMinBytes, averageItems: this.options.chunkAverageItems, keyed: (this.options.keyedLists || {})[group.viewName] || null }) : null;
     const document = split ? split.fields : snapshot;
     const signatures = split ? split.signatures : new Map();
     const changed = {};

@@ -1,7 +1,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { splitLargeFields, joinChunkedFields, chunkList } = require('../../imports/core/field-chunks');
+const { splitLargeFields, joinChunkedFields, chunkList, KEYED_LISTS, MOVING_SUFFIX } = require('../../imports/core/field-chunks');
 const { PublishHub } = require('../../imports/core/publish-hub');
 const { createEngine } = require('../../imports/core/engine');
 const { simulatedReports } = require('../helpers/mesh');
@@ -78,7 +78,7 @@ test('hub: subscribers that apply every message hold the view\'s document once j
     });
     return state;
   };
-  const names = ['rf', 'nodes'];
+  const names = ['rf', 'nodes', 'topology'];
   const chunked = Object.fromEntries(names.map((name) => [name, client(chunkedHub, name)]));
   const whole = Object.fromEntries(names.map((name) => [name, client(wholeHub, name)]));
   let late = null;
@@ -95,4 +95,75 @@ test('hub: subscribers that apply every message hold the view\'s document once j
     if (late) assert.deepEqual(joinChunkedFields(late.doc), whole.rf.doc, `late rf subscriber after step ${step}`);
   }
   assert.ok(chunked.rf.bytes < whole.rf.bytes, `rf: ${chunked.rf.bytes} bytes chunked vs ${whole.rf.bytes} whole`);
+});
+
+// A page of records ranked by a moving field, like the nodes view sorted by lastSeen.
+const record = (i, t) => ({ pubKey: `k${(i * 2654435761 >>> 0).toString(16).padStart(8, '0')}`, name: `node ${i}`, lat: 37 + i / 1000, lastSeen: t - ((i * 7919) % 600) * 1000, packets: (i * 31) % 97, status: 'active' });
+const ranked = (count, t) => Array.from({ length: count }, (_, i) => record(i, t)).sort((a, b) => b.lastSeen - a.lastSeen);
+const KEYED = { nodes: { key: 'pubKey', moving: ['lastSeen', 'packets', 'status'] } };
+
+test('keyed list: split then join gives back the same items in the same order, field order included', () => {
+  for (const count of [0, 1, 7, 100, 300]) {
+    const snapshot = { total: count, nodes: ranked(count, 1e12) };
+    const { fields, signatures } = splitLargeFields(snapshot, { minBytes: 64, keyed: KEYED });
+    for (const [name, value] of Object.entries(fields)) assert.equal(signatures.get(name), JSON.stringify(value), `signature of ${name}`);
+    const joined = joinChunkedFields(JSON.parse(JSON.stringify(fields)));
+    assert.deepEqual(joined, snapshot, `${count} items`);
+    assert.equal(JSON.stringify(joined.nodes), JSON.stringify(snapshot.nodes), `${count} items, same field order`);
+  }
+});
+
+test('keyed list: a tick that only reorders items and moves their moving fields changes the moving part alone', () => {
+  const before = ranked(200, 1e12);
+  // Every item heard again, in another order, with new counts: the ranking moved entirely.
+  const after = before.map((item, i) => ({ ...item, lastSeen: item.lastSeen + ((i * 104729) % 5000), packets: item.packets + 1 })).sort((a, b) => b.lastSeen - a.lastSeen);
+  const a = splitLargeFields({ nodes: before }, { minBytes: 64, keyed: KEYED });
+  const b = splitLargeFields({ nodes: after }, { minBytes: 64, keyed: KEYED });
+  const moved = Array.from(b.signatures.keys()).filter((name) => a.signatures.get(name) !== b.signatures.get(name));
+  assert.deepEqual(moved, [`nodes~${MOVING_SUFFIX}`]);
+  assert.deepEqual(joinChunkedFields(b.fields), { nodes: after });
+  // The moving part is a fraction of the list (brute force: the whole list's JSON).
+  assert.ok(b.signatures.get(`nodes~${MOVING_SUFFIX}`).length < JSON.stringify(after).length * 0.35);
+});
+
+test('keyed list: one item entering and one leaving changes a few chunks, not the list', () => {
+  const list = ranked(301, 1e12);
+  const a = splitLargeFields({ nodes: list.slice(0, 300) }, { minBytes: 64, keyed: KEYED });
+  const b = splitLargeFields({ nodes: [list[300], ...list.slice(0, 299)] }, { minBytes: 64, keyed: KEYED });
+  let changed = 0;
+  let total = 0;
+  for (const [name, signature] of b.signatures) {
+    total += signature.length;
+    if (a.signatures.get(name) !== signature && !name.endsWith(MOVING_SUFFIX)) changed += signature.length;
+  }
+  assert.ok(changed < total * 0.15, `changed ${changed} of ${total} bytes`);
+  assert.deepEqual(joinChunkedFields(b.fields), { nodes: [list[300], ...list.slice(0, 299)] });
+});
+
+test('keyed list: lists that do not fit the spec fall back to plain chunks, still lossless', () => {
+  const duplicate = ranked(50, 1e12);
+  duplicate[3] = { ...duplicate[3], pubKey: duplicate[4].pubKey };
+  const missing = ranked(50, 1e12).map((item, i) => (i === 5 ? { pubKey: item.pubKey, name: item.name } : item));
+  const mixed = [...ranked(49, 1e12), 'not an object'];
+  for (const list of [duplicate, missing, mixed]) {
+    const { fields } = splitLargeFields({ nodes: list }, { minBytes: 64, keyed: KEYED });
+    assert.equal(fields[`nodes~${MOVING_SUFFIX}`], undefined);
+    assert.equal(fields['nodes~'].moving, undefined);
+    assert.deepEqual(joinChunkedFields(JSON.parse(JSON.stringify(fields))), { nodes: JSON.parse(JSON.stringify(list)) });
+  }
+});
+
+test('the hub\'s keyed lists name fields the views really send', () => {
+  const { reports, channels } = simulatedReports({ seed: 9, count: 800 });
+  const engine = createEngine({ channels });
+  for (const report of reports) engine.ingest(report);
+  for (const [viewName, lists] of Object.entries(KEYED_LISTS)) {
+    const view = engine.views.get(viewName);
+    const snapshot = view.snapshot(view.normalizeParams({}), Date.now());
+    for (const [field, spec] of Object.entries(lists)) {
+      assert.ok(Array.isArray(snapshot[field]) && snapshot[field].length > 0, `${viewName}.${field} is a non-empty list`);
+      const { fields } = splitLargeFields({ [field]: snapshot[field] }, { minBytes: 1, keyed: lists });
+      assert.ok(fields[`${field}~${MOVING_SUFFIX}`], `${viewName}.${field} splits by ${spec.key} (a distinct key, every moving field present)`);
+    }
+  }
 });
