@@ -142,14 +142,16 @@ function openLightClient(url, subscriptions, timeoutMs = 60000) {
   });
 }
 
-async function connect({ url, count, subscriptions, perMessageDeflate = true, light = false, deadlineMs = Infinity }) {
+// `deadlineMs`: a time (ms) or null for none. The pool sends null for an unbounded step (IPC's
+// JSON has no Infinity), and `Date.now() > null` is true: null must mean "no deadline" here.
+async function connect({ url, count, subscriptions, perMessageDeflate = true, light = false, deadlineMs = null }) {
   let next = 0;
   let failed = 0;
   const errors = new Set();
   const lane = async () => {
     // Past the deadline, clients not yet started are counted as failures, not waited for.
     while (next < count) {
-      if (Date.now() > deadlineMs) {
+      if (typeof deadlineMs === 'number' && Date.now() > deadlineMs) {
         failed += count - next;
         errors.add(`not connected within the step's connect budget (${count - next} never started)`);
         next = count;
