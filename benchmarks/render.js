@@ -326,7 +326,8 @@ function renderFanout(source) {
   lines.push(...table(['figure', 'measured', 'target', ''], [
     ['update delay p99, 1,000 subscribers (NO_MERGE on)', `${fmt(h.delay_p99_ms_1000)} ms`, '≤ 100 ms', verdict(d.targets.delay_p99_1000.met)],
     ['server CPU, Meteor (NO_MERGE on) / bare ws, 1,000 subscribers, same updates', `${fmt(h.cpu_vs_bare_floor_1000, 2)}x`, '≤ 3x', verdict(d.targets.within_3x_of_floor.met)],
-    ['net CPU per delivered update (fan-out alone), Meteor / bare ws, 1,000 subscribers', `${fmt(h.net_cpu_per_update_vs_bare_floor_1000, 2)}x`, '≤ 3x', verdict(h.net_cpu_per_update_vs_bare_floor_1000 === null ? null : h.net_cpu_per_update_vs_bare_floor_1000 <= 3)],
+    // Issue 10's bound (1.5x) where the JSON carries it; older runs were held to 3x.
+    ['net CPU per delivered update (fan-out alone), Meteor / bare ws, 1,000 subscribers', `${fmt(h.net_cpu_per_update_vs_bare_floor_1000, 2)}x`, d.targets.net_cpu_per_update_within_1_5x_floor ? '≤ 1.5x' : '≤ 3x', verdict(h.net_cpu_per_update_vs_bare_floor_1000 === null || h.net_cpu_per_update_vs_bare_floor_1000 === undefined ? null : h.net_cpu_per_update_vs_bare_floor_1000 <= (d.targets.net_cpu_per_update_within_1_5x_floor ? 1.5 : 3))],
     ['fanout_cpu_ratio_1000 (server CPU, 1,000 subscribers / 1, same updates)', fmt(h.fanout_cpu_ratio_1000, 2), '≤ 5 (SERVER.md)', verdict(h.fanout_cpu_ratio_1000 === null ? null : h.fanout_cpu_ratio_1000 <= 5)],
     ['same, net of the no-subscriber CPU', fmt(h.fanout_net_cpu_ratio_1000, 1), '', ''],
     ['bytes_per_subscriber, NO_MERGE on (RSS growth per added subscriber, fit over ≥ 500)', fmt(h.bytes_per_subscriber_no_merge_on), '≤ 100 KB (SERVER.md)', verdict(h.bytes_per_subscriber_no_merge_on === null || h.bytes_per_subscriber_no_merge_on === undefined ? null : h.bytes_per_subscriber_no_merge_on <= 100 * 1024)],
@@ -365,10 +366,24 @@ function headlineRows(results) {
     const views = fanout.data.settings.subscriptions.map((x) => `\`${x.name}\``).join(' + ');
     rows.push([`reactive update delay p99, 1,000 subscribers of ${views}, 50 packets/s`, `${fmt(h.delay_p99_ms_1000)} ms`, '≤ 100 ms', verdict(fanout.data.targets.delay_p99_1000.met), link('FANOUT', fanout)]);
     rows.push(['reactive fan-out server CPU vs bare ws floor, 1,000 subscribers (whole process, ingest included)', `${fmt(h.cpu_vs_bare_floor_1000, 2)}x`, '≤ 3x', verdict(fanout.data.targets.within_3x_of_floor.met), link('FANOUT', fanout)]);
-    rows.push(['… fan-out CPU alone (net of the no-subscriber CPU), per delivered update', `${fmt(h.net_cpu_per_update_vs_bare_floor_1000, 2)}x`, '≤ 3x', verdict(h.net_cpu_per_update_vs_bare_floor_1000 === null ? null : h.net_cpu_per_update_vs_bare_floor_1000 <= 3), link('FANOUT', fanout)]);
+    // Issue 10's bound (1.5x) where the JSON carries it; older runs were held to 3x.
+    const netTarget = fanout.data.targets.net_cpu_per_update_within_1_5x_floor;
+    const netBound = netTarget ? 1.5 : 3;
+    const netFigure = h.net_cpu_per_update_vs_bare_floor_1000;
+    rows.push(['… fan-out CPU alone (net of the no-subscriber CPU), per delivered update', h.fell_behind_1000 ? `not comparable: ${h.fell_behind_1000}` : `${fmt(netFigure, 2)}x`, `≤ ${netBound}x`, verdict(netFigure === null || netFigure === undefined ? null : netFigure <= netBound), link('FANOUT', fanout)]);
     rows.push(['fanout_cpu_ratio_1000 (CPU at 1,000 subscribers / 1)', fmt(h.fanout_cpu_ratio_1000, 2), '≤ 5', verdict(h.fanout_cpu_ratio_1000 === null ? null : h.fanout_cpu_ratio_1000 <= 5), link('FANOUT', fanout)]);
     rows.push(['bytes_per_subscriber, NO_MERGE on / off', `${fmt(h.bytes_per_subscriber_no_merge_on)} / ${fmt(h.bytes_per_subscriber_no_merge_off)}`, '≤ 100 KB', verdict(h.bytes_per_subscriber_no_merge_on === null ? null : h.bytes_per_subscriber_no_merge_on <= 102400), link('FANOUT', fanout)]);
   } else rows.push(['fan-out', 'not run yet', '', '', '`npm run bench:fanout`']);
+  // Whole-dashboard subscribers (bench:fanout -- --dashboard): JSON only, no report of their own.
+  for (const [which, source] of [['study', results.fanoutDashboard], ['home', results.fanoutDashboardHome]]) {
+    if (!source) continue;
+    const d = source.data;
+    const step = (d.configs[0].steps || []).find((x) => x.subscribers === 5000);
+    if (!step) continue;
+    const views = (d.settings && d.settings.subscriptions ? d.settings.subscriptions.map((x) => `\`${x.name}\``).join(' + ') : which);
+    const connected = step.connected < 5000 ? `only ${fmt(step.connected)} of 5,000 connected; ` : '';
+    rows.push([`update delay p99, 5,000 subscribers of the ${which} dashboard (${views}), 50 packets/s, one server core`, `${connected}${fmt(step.delay_p99_ms, 0)} ms (server ${fmt(step.server_cpu_pct, 0)}% of its core)`, '≤ 250 ms', verdict(step.connected === 5000 && step.delay_p99_ms <= 250), `[JSON](${source.file})`]);
+  }
   if (delivery) {
     for (const level of delivery.data.levels) {
       rows.push([`reactive / method net server CPU per delivered update, ${level.users} users`, fmt(level.reactive_to_method_cpu_per_update, 3), '≤ 0.5', verdict(level.reactive_to_method_cpu_per_update !== null && level.reactive_to_method_cpu_per_update <= 0.5), link('DELIVERY', delivery)]);
@@ -383,7 +398,8 @@ function headlineRows(results) {
     const cap = (p) => `${p.capped_by_plan ? '≥ ' : ''}${fmt(p.capacity_per_minute)}`;
     const target = c.targets.reactive_3000 || c.targets.capacity_1000;
     const spread = c.capacity ? ` (rounds: reactive ${c.capacity.reactive.rounds.join(', ')}; method ${c.capacity.method.rounds.join(', ')})` : '';
-    const figure = c.capacity ? `${fmt(c.capacity.reactive.median)} / ${fmt(c.capacity.method.median)}${spread}` : `${cap(c.reactive)} / ${cap(c.method)}`;
+    // '≥': every step of the plan passed, so the capacity is at least the last rate tried.
+    const figure = c.capacity ? `${c.reactive.capped_by_plan ? '≥ ' : ''}${fmt(c.capacity.reactive.median)} / ${c.method.capped_by_plan ? '≥ ' : ''}${fmt(c.capacity.method.median)}${spread}` : `${cap(c.reactive)} / ${cap(c.method)}`;
     rows.push(['new DDP connections per minute, no failure: reactive / method', figure, c.targets.reactive_3000 ? '≥ 3,000 reactive' : '≥ 1,000 on either path', verdict(target.met), link('CAPACITY', capacity)]);
   } else rows.push(['capacity', 'not run yet', '', '', '`npm run bench:capacity`']);
   if (compression) {
@@ -467,7 +483,10 @@ async function renderAll({ target: targetName = 'latest', log = console.log } = 
       results[name] = null;
     }
   }
-  renderReadme(Object.fromEntries(Object.keys(STUDIES).map((name) => [name, results[name]])));
+  const headline = Object.fromEntries(Object.keys(STUDIES).map((name) => [name, results[name]]));
+  headline.fanoutDashboard = load('fanout-dashboard');
+  headline.fanoutDashboardHome = load('fanout-dashboard-home');
+  renderReadme(headline);
   log(`rendered the headline table in ${shown(target.readme)}`);
 }
 
