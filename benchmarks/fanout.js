@@ -33,11 +33,11 @@
  */
 const path = require('path');
 const { spawn } = require('child_process');
-const { runStudy, sleep, SERVER_CPU, StudyError } = require('./lib/study');
+const { runStudy, sleep, SERVER_CPU, LOAD_CPU, StudyError } = require('./lib/study');
 const { createClientPool } = require('./lib/client-pool');
 const { cpuSeconds, rssBytes, startSampler, coreTimes, coreBusyPct } = require('./lib/sampler');
-const { LOAD_CPU } = require('./lib/study');
 const { freePort } = require('../tests/helpers/meteor-app');
+const { DASHBOARD_VIEWS } = require('../tests/artillery/processor');
 
 const INGEST_PER_S = 50;
 const round = (value, digits = 2) => (value === null || value === undefined || !Number.isFinite(value) ? null : Math.round(value * 10 ** digits) / 10 ** digits);
@@ -49,7 +49,7 @@ function flag(name, fallback) {
 
 // The dashboards a `--dashboard` run opens (the first as the delivery study's Artillery users do).
 const DASHBOARDS = {
-  study: [...['stats', 'nodes', 'rf', 'topology', 'channels'].map((name) => ({ name: `view.${name}`, params: {} })), { name: 'packets.live', params: { limit: 16 } }],
+  study: [...DASHBOARD_VIEWS.map((name) => ({ name: `view.${name}`, params: {} })), { name: 'packets.live', params: { limit: 16 } }],
   home: [{ name: 'view.stats', params: {} }, { name: 'view.packets', params: { limit: 16 } }, { name: 'view.channels', params: {} }],
 };
 const dashboardIndex = process.argv.indexOf('--dashboard');
@@ -227,19 +227,17 @@ async function runDashboard(study) {
   const windowS = Number(flag('window', study.quick ? 10 : 20));
   const configs = [{ label: 'Meteor, NO_MERGE on', kind: 'meteor', noMerge: true }];
   if (process.argv.includes('--with-bare')) configs.push({ label: 'bare ws (floor)', kind: 'bare' });
-  const parts = [];
   const results = [];
   for (const config of configs) {
     const started = Date.now();
     results.push(await runConfig(study, config, { levels, windowS, subscriptions }));
-    parts.push({ part: config.label, duration_s: Math.round((Date.now() - started) / 1000) });
+    study.part(config.label, started);
   }
   const meteor = results[0];
   const top = meteor.steps.find((s) => s.subscribers === 5000) || null;
   const behind = top ? [top.connected < 5000 * 0.95 && `${top.connected} of 5,000 connected`, top.connection_drops > 0 && `${top.connection_drops} connections dropped`].filter(Boolean).join(', ') || null : 'no 5,000-subscriber step';
   return {
     settings: { ingest_per_s: INGEST_PER_S, dashboard: DASHBOARD, subscriptions, levels, window_s: windowS, client: 'light (benchmarks/lib/client-worker.js: data messages not parsed; delay from a byte search for newestPacketAt)', websocket_compression: 'off', publish_interval_ms: 250, subscribers_per_load_process: 500 },
-    parts,
     configs: results,
     headline: {
       delay_p99_ms_5000: top ? top.delay_p99_ms : null,

@@ -57,8 +57,10 @@ function startWorker(cpu) {
     get exited() { return exited; },
     step(command) {
       return new Promise((resolve, reject) => {
+        // As client-pool.js: a worker whose IPC channel is gone rejects instead of throwing.
+        if (!child.connected) { reject(new Error(`storm worker ${child.pid} exited`)); return; }
         waiting.set(command.id, { resolve, reject });
-        child.send(command);
+        child.send(command, (err) => { if (err) { waiting.delete(command.id); reject(err); } });
       });
     },
   };
@@ -127,7 +129,8 @@ async function startStormPool({ workers = DEFAULT_WORKERS, cpu = LOAD_CPU } = {}
       if (worker.exited) return resolve();
       const timer = setTimeout(() => { worker.child.kill('SIGKILL'); resolve(); }, 3000);
       worker.child.once('exit', () => { clearTimeout(timer); resolve(); });
-      try { worker.child.send({ type: 'exit' }); } catch (err) { worker.child.kill('SIGKILL'); }
+      if (!worker.child.connected) { worker.child.kill('SIGKILL'); return; }
+      worker.child.send({ type: 'exit' }, (err) => { if (err) worker.child.kill('SIGKILL'); });
     })));
   }
 

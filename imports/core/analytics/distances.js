@@ -32,6 +32,7 @@ const { defineView, memoryPart } = require('./view');
 const { withSnapshotCache, directoryStamp, MAX_AGE_MS } = require('./snapshot-cache');
 const { BYTES, keyBytes } = require('../memory-account');
 const { distanceKm } = require('../hop-resolver');
+const { isFirstObservation } = require('../stored-records');
 
 const TRACE = 9;
 const BIN_EDGES_KM = [1, 2, 5, 10, 20, 40, 80]; // bins: 0-1, 1-2, 2-5, 5-10, 10-20, 20-40, 40-80, 80+
@@ -225,7 +226,7 @@ function count(state, store, tx, path, sign) {
 function apply(state, tx, observation, store) {
   settleCharges(state);
   // An advert may move or re-role a node: the next snapshot checks what prefixes name.
-  if (tx.advert && observation === tx.observations[0]) state.adverts++;
+  if (tx.advert && isFirstObservation(tx, observation)) state.adverts++;
   if (tx.payloadType === TRACE || !observation || !Array.isArray(observation.path)) return false;
   return count(state, store, tx, observation.path, 1);
 }

@@ -18,6 +18,7 @@
 const { defineView } = require('./view');
 const { keepBest } = require('./aggregates');
 const { directoryStamp, MAX_AGE_MS } = require('./snapshot-cache');
+const { isFirstObservation, HEX_BYTE } = require('../stored-records');
 
 const MAX_LISTED_NODES = 10;
 const ROLE_FILTERS = ['any', 'repeater'];
@@ -40,8 +41,6 @@ function trafficOf(store, prefix) {
 function countedNodes(bucket, role) {
   return role === 'any' ? bucket : bucket.filter((node) => node.role === role);
 }
-
-const FIRST_BYTES = Array.from({ length: 256 }, (_, value) => value.toString(16).padStart(2, '0'));
 
 /**
  * What the snapshot reads from the directory for one role filter: { known, sizes: [{ used,
@@ -68,7 +67,7 @@ function directoryFigures(store, role) {
   }
   const index = store.directory.byPrefix[0];
   const free = [];
-  for (const prefix of FIRST_BYTES) {
+  for (const prefix of HEX_BYTE) {
     const bucket = index.get(prefix);
     if (bucket === undefined || countedNodes(bucket, role).length === 0) free.push(prefix);
   }
@@ -151,7 +150,7 @@ module.exports = defineView({
   createState: () => ({ byRole: new Map(), stamp: null, at: 0, adverts: 0 }),
   // Traffic and the directory change with every packet; an advert may re-role a node.
   apply(state, tx, observation) {
-    if (tx.advert && observation === tx.observations[0]) state.adverts++;
+    if (tx.advert && isFirstObservation(tx, observation)) state.adverts++;
     return true;
   },
   evict: () => true,

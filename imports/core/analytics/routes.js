@@ -20,6 +20,7 @@ const { withSnapshotCache, directoryBytes, MAX_AGE_MS } = require('./snapshot-ca
 const { BYTES } = require('../memory-account');
 const { resolvePath, MAX_JOINT_CANDIDATES } = require('../hop-resolver');
 const { PAYLOAD_TYPES, ROUTE_TYPES } = require('../decode');
+const { observationCountOf, isFirstObservation } = require('../stored-records');
 
 const TRACE = 9;
 const MAX_CACHED_ROUTES = 500; // larger answers are recomputed rather than held (see snapshot-cache.js)
@@ -91,12 +92,6 @@ function placed(node) {
 function endpoint(node) {
   if (!node) return null;
   return { pubKey: node.pubKey, name: node.name || null, role: node.role || null, lat: placed(node) ? node.lat : null, lon: placed(node) ? node.lon : null };
-}
-
-/** How many observations a transmission has, without building its list (a copy with its own list: that list). */
-function observationCountOf(tx) {
-  if (typeof tx.observationCount === 'number' && !Object.prototype.hasOwnProperty.call(tx, 'observations')) return tx.observationCount;
-  return tx.observations.length;
 }
 
 /** The observation with the most hops (the first of equals). */
@@ -183,7 +178,7 @@ module.exports = defineView(withSnapshotCache({
   createState: () => ({ memo: new Map(), weighedMemo: new Map(), memoStamp: null, memoBytes: 0, memoAt: 0, uses: 0, adverts: 0, part: null }),
   // Every packet may be the newest in someone's range; the snapshot is bounded by `limit`.
   apply(state, tx, observation) {
-    if (tx.advert && observation === tx.observations[0]) state.adverts++;
+    if (tx.advert && isFirstObservation(tx, observation)) state.adverts++;
     return true;
   },
   evict(state, tx) {
