@@ -86,6 +86,8 @@ async function startServer({ bundle, port, cpu = null, settings = {}, env = {}, 
     persistence: { enabled: false },
     limits: { methodCallsPerSecond: 100000, subscriptionsPerSecond: 100000 },
   }), settings);
+  // Development: MESHPULSE_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server.
+  if (process.env.MESHPULSE_SERVER_NODE_ARGS) nodeArgs = [...nodeArgs, ...process.env.MESHPULSE_SERVER_NODE_ARGS.split(' ').filter(Boolean)];
   const command = cpu === null ? process.execPath : 'taskset';
   const args = cpu === null ? [...nodeArgs, bundle.main] : ['-c', String(cpu), process.execPath, ...nodeArgs, bundle.main];
   const output = [];

@@ -6,7 +6,8 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { createSharedSender, inspectSend } = require('../../imports/api/ddp/shared-send');
+const { createSharedSender, inspectSend, textFrame } = require('../../imports/api/ddp/shared-send');
+const { Receiver } = require('ws');
 const { PublishHub } = require('../../imports/core/publish-hub');
 
 // DDPServer.publicationStrategies as Meteor 3.0.4 defines them.
@@ -245,4 +246,123 @@ test('batching off: no socket is corked', () => {
   sender.relay(f.publication, 'meshpulse.views', 'stats|{}').added('stats|{}', { a: 1 }, new Map());
   assert.equal(corks, 0);
   assert.equal(f.written.length, 1);
+});
+
+// --- Pre-framed writes -----------------------------------------------------------------------
+
+/** The text messages a websocket client reads from `bytes` (ws's own frame parser, client side). */
+function readFrames(bytes) {
+  const messages = [];
+  const receiver = new Receiver({ isServer: false, maxPayload: 0 });
+  receiver.on('message', (data, isBinary) => messages.push({ text: data.toString('utf8'), isBinary }));
+  receiver.write(bytes);
+  return messages;
+}
+
+test('textFrame: an unmasked final text frame a websocket client reads back, at every length encoding', () => {
+  for (const length of [0, 5, 125, 126, 127, 1000, 65535, 65536, 70000]) {
+    const text = 'x'.repeat(length);
+    const [message] = readFrames(textFrame(text));
+    assert.equal(message.isBinary, false);
+    assert.equal(message.text, text, `length ${length}`);
+  }
+  // Length is counted in UTF-8 bytes, not characters (123 characters, 129 bytes: a 16-bit length).
+  const text = `"name":"Réseau Île ✓ 📡"${'a'.repeat(100)}`;
+  assert.ok(Buffer.byteLength(text) > 125 && text.length <= 125);
+  assert.equal(readFrames(textFrame(text))[0].text, text);
+});
+
+// A DDP session over SockJS 0.3.24 + faye-websocket 0.11.4, as Meteor 3.0.x builds it: raw
+// /websocket (RawWebsocketSessionReceiver) or a SockJS-framed websocket (Session + WebSocketReceiver).
+function websocketPublication(kind, { extensionSessions = [] } = {}) {
+  const wire = []; // every byte chunk that reaches the TCP socket, in order
+  const tcp = { writable: true, destroyed: false, writableCorked: 0, cork() { this.writableCorked++; }, uncork() { this.writableCorked--; }, write(chunk) { wire.push(Buffer.from(chunk)); return true; } };
+  const driver = { readyState: 1, io: { readable: true }, _masking: false, _extensions: { _sessions: extensionSessions } };
+  // What faye would put on the wire for ws.send(text) (the standard path).
+  const ws = { readyState: 1, _driver: driver, _stream: tcp, send: (text) => { wire.push(textFrame(text)); return true; } };
+  let sockjsSession;
+  if (kind === 'raw') {
+    sockjsSession = { readyState: 1, ws, recv: { connection: tcp, protocol: 'websocket-raw' }, send: (text) => ws.send(text) };
+  } else {
+    const recv = {
+      protocol: 'websocket',
+      ws,
+      connection: tcp,
+      // GenericReceiver#doSendBulk: each message quoted (utils.quote), one a[...] frame.
+      doSendBulk(messages) { return this.doSendFrame(`a[${messages.map((m) => JSON.stringify(m)).join(',')}]`); },
+      doSendFrame(payload) { ws.send(payload); return true; },
+    };
+    sockjsSession = { readyState: 1, send_buffer: [], recv, send(text) { this.send_buffer.push(text); this.recv.doSendBulk(this.send_buffer.splice(0)); } };
+  }
+  const fake = fakePublication();
+  fake.session.socket = { _session: sockjsSession, send: (text) => sockjsSession.send(text) };
+  return { ...fake, wire, tcp, driver, ws, sockjsSession };
+}
+
+test('pre-framed: one frame per message for every raw and SockJS websocket session, byte for byte what faye would send', () => {
+  const { stringify, calls } = stringifyCounter();
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, preFramed: true, batchWrites: false });
+  const raw = Array.from({ length: 20 }, () => websocketPublication('raw'));
+  const sockjs = Array.from({ length: 20 }, () => websocketPublication('sockjs'));
+  const shared = new Map();
+  const fields = { newestPacketAt: 1763900000000, name: 'Île ✓ "quoted" \u2028' };
+  for (const s of [...raw, ...sockjs]) sender.relay(s.publication, 'meshpulse.views', 'stats|{}').changed('stats|{}', fields, shared);
+  assert.equal(calls.length, 1, 'serialized once');
+  const stats = sender.stats();
+  assert.equal(stats.framedWrites, 40);
+  assert.equal(stats.framesBuilt, 2, 'one frame per transport kind');
+  assert.deepEqual(stats.framedFallbacks, {});
+  const text = stringify({ msg: 'changed', collection: 'meshpulse.views', id: 'stats|{}', fields });
+  // Every session got the same Buffer (built once), and it reads back as the message.
+  assert.ok(raw.every((s) => s.wire.length === 1 && s.wire[0].equals(raw[0].wire[0])));
+  assert.deepEqual(readFrames(raw[0].wire[0]).map((m) => m.text), [text]);
+  assert.deepEqual(readFrames(sockjs[0].wire[0]).map((m) => m.text), [`a[${JSON.stringify(text)}]`]);
+  // ... and it is what the standard path writes.
+  const standard = [websocketPublication('raw'), websocketPublication('sockjs')];
+  const off = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, preFramed: false, batchWrites: false });
+  for (const s of standard) off.relay(s.publication, 'meshpulse.views', 'stats|{}').changed('stats|{}', fields, new Map());
+  assert.ok(standard[0].wire[0].equals(raw[0].wire[0]));
+  assert.ok(standard[1].wire[0].equals(sockjs[0].wire[0]));
+  assert.equal(off.stats().framedWrites, 0);
+  assert.equal(off.stats().preFramed, false);
+});
+
+test('pre-framed: a session falls back to its own send when deflate is negotiated, it is not open, or SockJS holds queued messages', () => {
+  const { stringify } = stringifyCounter();
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, preFramed: true, batchWrites: false });
+  const deflated = websocketPublication('raw', { extensionSessions: [{ name: 'permessage-deflate' }] });
+  const closing = websocketPublication('raw');
+  const queued = websocketPublication('sockjs');
+  const polling = fakePublication(); // long-polling: no websocket under the session
+  polling.session.socket._session = { recv: { protocol: 'xhr-polling', connection: null } };
+  const sinks = [deflated, closing, queued, polling].map((s) => sender.relay(s.publication, 'meshpulse.views', 'stats|{}'));
+  const shared = new Map();
+  sinks[1].changed('stats|{}', { a: 1 }, shared); // open: framed
+  closing.driver.readyState = 2; // closing: the standard path decides what to do
+  queued.sockjsSession.send_buffer.push('"earlier"'); // a message SockJS has not flushed yet must go first
+  queued.sockjsSession.send = function send(text) { this.send_buffer.push(text); }; // (no receiver to flush to)
+  for (const sink of sinks) sink.changed('stats|{}', { a: 2 }, shared);
+  const stats = sender.stats();
+  assert.equal(stats.framedWrites, 1, 'only the open, extension-free session before it closed');
+  assert.deepEqual(stats.framedFallbacks, { 'a websocket extension is active (permessage-deflate)': 1, 'transport xhr-polling is not a websocket': 1 });
+  assert.equal(deflated.wire.length, 1, 'the deflate session went through ws.send');
+  assert.equal(closing.wire.length, 2);
+  assert.equal(queued.wire.length, 0);
+  assert.deepEqual(queued.sockjsSession.send_buffer.length, 2, 'queued behind the earlier message, not written past it');
+  assert.equal(polling.written.length, 1);
+});
+
+test('pre-framed writes ride the tick\'s cork: one frame per message, all in the session\'s batch', () => {
+  const { stringify } = stringifyCounter();
+  const deferred = [];
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, preFramed: true, batchWrites: true, defer: (fn) => deferred.push(fn) });
+  const s = websocketPublication('raw');
+  const sink = sender.relay(s.publication, 'meshpulse.views', 'stats|{}');
+  const shared = new Map();
+  sink.added('stats|{}', { a: 1 }, shared);
+  sink.changed('stats|{}', { a: 2 }, shared);
+  assert.equal(s.tcp.writableCorked, 1);
+  assert.deepEqual(readFrames(Buffer.concat(s.wire)).map((m) => JSON.parse(m.text).msg), ['added', 'changed']);
+  deferred.shift()();
+  assert.equal(s.tcp.writableCorked, 0);
 });

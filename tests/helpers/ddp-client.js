@@ -8,6 +8,10 @@
  *   await client.subscribe('view.stats', [{}]);
  *   const result = await client.call('view.stats', [{}]);
  *   client.on('changed', (msg) => ...);  client.close();
+ *
+ * `{ sockjs: true }` speaks SockJS's websocket framing, as a browser's Meteor client does:
+ * connect to `/sockjs/<server>/<session>/websocket`; the server sends `o`, `h` and `a[...]`
+ * frames (an array of DDP messages each), and the client sends `["<DDP message>"]`.
  */
 const EventEmitter = require('events');
 const WebSocket = require('ws');
@@ -22,9 +26,10 @@ class DdpError extends Error {
 }
 
 class DdpClient extends EventEmitter {
-  constructor(socket) {
+  constructor(socket, { sockjs = false } = {}) {
     super();
     this.socket = socket;
+    this.sockjs = sockjs;
     this.nextId = 1;
     this.pending = new Map();
     this.collections = new Map();
@@ -39,12 +44,16 @@ class DdpClient extends EventEmitter {
     socket.on('error', (err) => this.emit('error', err));
   }
 
-  static connect(url, { timeoutMs = 15000, perMessageDeflate = true } = {}) {
+  /** `url`: ws://host:port/websocket, or with `sockjs: true` ws://host:port (a SockJS path is added). */
+  static connect(url, { timeoutMs = 15000, perMessageDeflate = true, sockjs = false } = {}) {
     return new Promise((resolve, reject) => {
-      const socket = new WebSocket(url, { perMessageDeflate });
-      const client = new DdpClient(socket);
+      const target = sockjs ? `${url.replace(/\/(websocket)?$/, '')}/sockjs/${Math.floor(Math.random() * 1000)}/${Math.random().toString(36).slice(2, 10)}/websocket` : url;
+      const socket = new WebSocket(target, { perMessageDeflate });
+      const client = new DdpClient(socket, { sockjs });
       const timer = setTimeout(() => { socket.terminate(); reject(new Error(`DDP connect timed out after ${timeoutMs} ms`)); }, timeoutMs);
-      socket.once('open', () => socket.send(JSON.stringify({ msg: 'connect', version: '1', support: ['1', 'pre2', 'pre1'] })));
+      const hello = () => client.send({ msg: 'connect', version: '1', support: ['1', 'pre2', 'pre1'] });
+      if (sockjs) client.once('sockjs-open', hello);
+      else socket.once('open', hello);
       socket.once('error', (err) => { clearTimeout(timer); reject(err); });
       client.once('connected', (msg) => {
         clearTimeout(timer);
@@ -56,15 +65,27 @@ class DdpClient extends EventEmitter {
   }
 
   send(message) {
-    this.socket.send(JSON.stringify(message));
+    const text = JSON.stringify(message);
+    this.socket.send(this.sockjs ? JSON.stringify([text]) : text);
   }
 
   onMessage(data) {
     this.bytesReceived += data.length;
+    if (!this.sockjs) {
+      this.onDdpText(data.toString());
+      return;
+    }
+    const frame = data.toString();
+    if (frame === 'o') this.emit('sockjs-open');
+    else if (frame[0] === 'a') for (const text of JSON.parse(frame.slice(1))) this.onDdpText(text);
+    // 'h' (heartbeat) and 'c[code,reason]' (close, followed by the socket's close) need nothing.
+  }
+
+  onDdpText(text) {
     this.messagesReceived++;
     let msg;
     try {
-      msg = JSON.parse(data.toString());
+      msg = JSON.parse(text);
     } catch (err) {
       return;
     }

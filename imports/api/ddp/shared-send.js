@@ -21,6 +21,17 @@
  * `session.socket._session.recv.connection` (SockJS), is corked for the rest of the current
  * turn on the first shared write, so a tick's messages to that session leave in one writev;
  * when the path is not there the writes are simply not batched (MESHPULSE_BATCH_WRITES=off: never).
+ * Pre-framed writes (optional, on unless MESHPULSE_PREFRAMED=off): with no websocket extension
+ * negotiated (compression off), the websocket frame of a shared message is the same bytes for
+ * every session, so it is built once (FIN + text opcode, unmasked, as websocket-driver's hybi
+ * _sendFrame writes it; inside SockJS's `a[...]` array frame for SockJS-framed websockets, quoted
+ * by SockJS's own doSendBulk) and written straight to each session's TCP socket. faye-websocket
+ * keeps no outgoing queue (its driver emits each frame to the socket synchronously), so the
+ * order of a session's messages is kept. A session takes this path only when it is an open
+ * websocket whose driver is at `session.socket._session.ws._driver` (raw /websocket) or
+ * `session.socket._session.recv.ws._driver` (SockJS), writes unmasked to the same TCP socket,
+ * has no extension session and (SockJS) an empty send buffer; otherwise the text goes through
+ * `session.socket.send` as above, and the reason is counted in stats().framedFallbacks.
  * If any of that is not as expected, or `Meteor._printSentDDP` is on, the relay falls back to
  * the public path (`this.added/changed/removed`) and says why in stats().fallbackReason.
  * tests/e2e/ddp.test.js fails loudly if the running Meteor does not take the shared path.
@@ -65,6 +76,85 @@ function tcpSocketOf(session) {
   return null;
 }
 
+const OPEN = 1; // faye-websocket API, websocket-driver and SockJS sessions all say OPEN with 1
+
+/** One unmasked final text frame holding `payload` (RFC 6455 5.2), as websocket-driver frames it. */
+function textFrame(payload) {
+  const length = Buffer.byteLength(payload, 'utf8');
+  const header = length <= 125 ? 2 : length <= 65535 ? 4 : 10;
+  const frame = Buffer.allocUnsafe(header + length);
+  frame[0] = 0x81; // FIN, opcode 1 (text)
+  if (length <= 125) {
+    frame[1] = length;
+  } else if (length <= 65535) {
+    frame[1] = 126;
+    frame.writeUInt16BE(length, 2);
+  } else {
+    frame[1] = 127;
+    frame.writeUInt32BE(Math.floor(length / 0x100000000), 2);
+    frame.writeUInt32BE(length % 0x100000000, 6);
+  }
+  frame.write(payload, header, 'utf8');
+  return frame;
+}
+
+/**
+ * How a session's messages can be written pre-framed: { kind: 'raw' | 'sockjs', tcp, ws, driver,
+ * sockjsSession, recv, sockjsArray } or { reason } when they cannot (then: the standard send).
+ */
+function frameRouteOf(session) {
+  let sockjsSession;
+  let recv;
+  try {
+    sockjsSession = session.socket._session;
+    recv = sockjsSession.recv;
+  } catch {
+    return { reason: 'no SockJS session under the DDP session' };
+  }
+  if (!sockjsSession || !recv) return { reason: 'no SockJS session under the DDP session' };
+  let kind;
+  let ws;
+  if (recv.protocol === 'websocket-raw') {
+    kind = 'raw';
+    ws = sockjsSession.ws;
+  } else if (recv.protocol === 'websocket') {
+    kind = 'sockjs';
+    ws = recv.ws;
+  } else {
+    return { reason: `transport ${String(recv.protocol)} is not a websocket` };
+  }
+  const tcp = recv.connection;
+  const driver = ws && ws._driver;
+  if (!driver || typeof driver.readyState !== 'number' || !driver.io) return { reason: 'websocket-driver not found at ws._driver' };
+  if (!tcp || typeof tcp.write !== 'function' || ws._stream !== tcp) return { reason: 'the websocket does not write to the TCP socket SockJS holds' };
+  if (driver._masking) return { reason: 'the websocket masks its frames (a client, not a server)' };
+  const extensions = driver._extensions;
+  if (extensions && (!Array.isArray(extensions._sessions) || extensions._sessions.length > 0)) return { reason: 'a websocket extension is active (permessage-deflate)' };
+  let sockjsArray = null;
+  if (kind === 'sockjs') {
+    if (!Array.isArray(sockjsSession.send_buffer)) return { reason: 'SockJS session has no send_buffer' };
+    const doSendBulk = recv.doSendBulk;
+    if (typeof doSendBulk !== 'function') return { reason: 'SockJS receiver has no doSendBulk' };
+    // SockJS's own quoting (utils.quote): its doSendBulk, with the frame caught instead of sent.
+    sockjsArray = (text) => {
+      let frame = null;
+      doSendBulk.call({ doSendFrame: (payload) => { frame = payload; } }, [text]);
+      if (typeof frame !== 'string' || !frame.startsWith('a[')) throw new Error('SockJS doSendBulk did not frame an a[...] array');
+      return frame;
+    };
+  }
+  return { kind, tcp, ws, driver, sockjsSession, recv, sockjsArray, reason: null };
+}
+
+/** Whether a pre-framed write now is what faye would put on the wire now. */
+function canWriteFramed(route) {
+  const { ws, driver, tcp, sockjsSession, recv } = route;
+  if (ws.readyState !== OPEN || driver.readyState !== OPEN || !driver.io.readable || tcp.destroyed || !tcp.writable) return false;
+  if (sockjsSession.readyState !== OPEN) return false;
+  if (route.kind === 'sockjs' && (sockjsSession.recv !== recv || sockjsSession.send_buffer.length > 0)) return false;
+  return true;
+}
+
 function isEmpty(fields) {
   for (const key in fields) if (Object.prototype.hasOwnProperty.call(fields, key)) return false;
   return true;
@@ -74,8 +164,10 @@ function isEmpty(fields) {
  * `server`: Meteor.server (getPublicationStrategy); `stringifyDDP`: DDPCommon.stringifyDDP;
  * `meteor`: Meteor (for _printSentDDP); `enabled: false` forces the public path (A/B studies).
  */
-function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true, batchWrites = process.env.MESHPULSE_BATCH_WRITES !== 'off', defer = process.nextTick }) {
-  const counters = { sharedSends: 0, serializations: 0, standardSends: 0, fallbackRelays: 0, sharedRelays: 0, corkedSockets: 0, batchedWrites: 0 };
+function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true, batchWrites = process.env.MESHPULSE_BATCH_WRITES !== 'off', preFramed = process.env.MESHPULSE_PREFRAMED !== 'off', defer = process.nextTick }) {
+  const counters = { sharedSends: 0, serializations: 0, standardSends: 0, fallbackRelays: 0, sharedRelays: 0, corkedSockets: 0, batchedWrites: 0, framedWrites: 0, framesBuilt: 0 };
+  // Sessions not written pre-framed, by reason (a negotiated deflate, long-polling, ...).
+  const framedFallbacks = {};
   let fallbackReason = enabled ? null : 'disabled (MESHPULSE_SHARED_SEND=off)';
   const sendShapes = new WeakMap(); // Session#send function -> inspectSend() result
 
@@ -128,13 +220,44 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
     corked.push(socket);
   }
 
-  function write(session, waitsForPublish, text) {
+  const frameRoutes = new WeakMap(); // session -> frameRouteOf(session)
+  function frameRouteFor(session) {
+    let route = frameRoutes.get(session);
+    if (route === undefined) {
+      route = frameRouteOf(session);
+      if (route.reason) framedFallbacks[route.reason] = (framedFallbacks[route.reason] || 0) + 1;
+      frameRoutes.set(session, route);
+    }
+    return route;
+  }
+
+  /** The message's frame for this route, built once per shared memo (`shared`, `key`). */
+  function frameFor(route, shared, key, text) {
+    const frameKey = `${route.kind}\u0000${key}`;
+    let frame = shared.get(frameKey);
+    if (frame === undefined) {
+      frame = textFrame(route.kind === 'sockjs' ? route.sockjsArray(text) : text);
+      shared.set(frameKey, frame);
+      counters.framesBuilt++;
+    }
+    return frame;
+  }
+
+  function write(session, waitsForPublish, text, shared, key) {
     if (waitsForPublish) {
       session._checkPublishPromiseBeforeSend(() => { if (session.socket) session.socket.send(text); });
     } else if (session.socket) {
       if (batchWrites) {
         corkFor(session);
         counters.batchedWrites++;
+      }
+      if (preFramed) {
+        const route = frameRouteFor(session);
+        if (!route.reason && canWriteFramed(route)) {
+          counters.framedWrites++;
+          route.tcp.write(frameFor(route, shared, key, text));
+          return;
+        }
       }
       session.socket.send(text);
     }
@@ -195,7 +318,7 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
         counters.serializations++;
       }
       counters.sharedSends++;
-      write(session, waitsForPublish, text);
+      write(session, waitsForPublish, text, shared, key);
     };
     return {
       shared: true,
@@ -207,7 +330,7 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
 
   function stats() {
     const mode = !enabled ? 'off' : counters.fallbackRelays === 0 ? 'shared' : counters.sharedRelays === 0 ? 'standard' : 'mixed';
-    return { mode, fallbackReason, ...counters };
+    return { mode, fallbackReason, preFramed: Boolean(enabled && preFramed), ...counters, framedFallbacks: { ...framedFallbacks } };
   }
 
   return { relay, stats, problemWith };
@@ -235,4 +358,4 @@ function installSharedDeflate(server, sharedDeflate) {
   return { installed: true, reason: null };
 }
 
-module.exports = { createSharedSender, inspectSend, installSharedDeflate, tcpSocketOf };
+module.exports = { createSharedSender, inspectSend, installSharedDeflate, tcpSocketOf, textFrame, frameRouteOf };

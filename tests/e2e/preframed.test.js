@@ -1,0 +1,96 @@
+'use strict';
+/**
+ * End to end, with websocket compression off: shared messages are written pre-framed (one
+ * websocket frame built per message for every session, imports/api/ddp/shared-send.js) to a raw
+ * /websocket client and to a SockJS-framed client (what a browser's Meteor client uses), and
+ * both end up with exactly what the methods return. Fails if this Meteor does not take the
+ * pre-framed path (its internals moved) or if a frame it writes does not parse. Skips with the
+ * reason when Meteor is not available.
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { startApp, MeteorUnavailableError } = require('../helpers/meteor-app');
+const { DdpClient } = require('../helpers/ddp-client');
+const { viewDocumentId } = require('../../imports/core/view-key');
+const { createSimulator } = require('../../imports/core/simulate');
+const { joinChunkedFields } = require('../../imports/core/field-chunks');
+
+const VOLATILE = new Set(['generatedAt', 'newestPacketAt']);
+function withoutVolatile(doc) {
+  const copy = { ...joinChunkedFields(doc) };
+  for (const key of VOLATILE) delete copy[key];
+  return copy;
+}
+
+async function postPackets(app, messages) {
+  const body = messages.map((m) => ({ raw: m.payload.raw, observer: m.topic.split('/')[2], region: m.topic.split('/')[1], SNR: m.payload.SNR, RSSI: m.payload.RSSI, origin: m.payload.origin }));
+  const response = await fetch(`${app.url}/api/packets`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': app.settings.apiKey }, body: JSON.stringify(body) });
+  assert.equal(response.status, 202, await response.clone().text());
+}
+
+async function waitFor(predicate, what, timeoutMs = 15000) {
+  const started = Date.now();
+  for (;;) {
+    if (await predicate()) return;
+    if (Date.now() - started > timeoutMs) throw new Error(`not met in ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+test('compression off: raw and SockJS websocket clients read pre-framed shared messages', { timeout: 15 * 60 * 1000 }, async (t) => {
+  let app;
+  try {
+    app = await startApp({ settings: { sources: { simulator: { enabled: false } }, persistence: { enabled: false } }, env: { SERVER_WEBSOCKET_COMPRESSION: 'false' } });
+  } catch (err) {
+    if (err instanceof MeteorUnavailableError) {
+      t.skip(err.message);
+      return;
+    }
+    throw err;
+  }
+  const wsUrl = app.url.replace('http', 'ws');
+  const clients = [];
+  try {
+    const sim = createSimulator({ seed: 23 });
+    await postPackets(app, sim.messages(300));
+    const raw = await DdpClient.connect(`${wsUrl}/websocket`);
+    const sockjs = await DdpClient.connect(wsUrl, { sockjs: true });
+    // A second session of each transport: they share the first one's frames.
+    clients.push(raw, sockjs, await DdpClient.connect(`${wsUrl}/websocket`), await DdpClient.connect(wsUrl, { sockjs: true }));
+    for (const client of clients) {
+      await client.subscribe('view.stats', [{}]);
+      await client.subscribe('view.nodes', [{}]);
+      await client.subscribe('packets.live', [{ limit: 12 }]);
+    }
+    // Live changes: more packets, sent to every session through the tick's shared frames.
+    const beforeTicks = (await fetch(`${app.url}/api/health`).then((r) => r.json())).sharedSend;
+    await postPackets(app, sim.messages(400));
+    const statsId = viewDocumentId('stats', {});
+    const nodesId = viewDocumentId('nodes', {});
+    await waitFor(async () => {
+      const method = await raw.call('view.stats', [{}]);
+      return clients.every((c) => c.collection('meshpulse.views').get(statsId).transmissions === method.transmissions);
+    }, 'both clients\' stats reach the method\'s transmission count');
+    const nodesMethod = await raw.call('view.nodes', [{}]);
+    await waitFor(() => clients.every((c) => JSON.stringify(withoutVolatile(c.collection('meshpulse.views').get(nodesId))) === JSON.stringify(withoutVolatile(nodesMethod))), 'both clients\' nodes documents equal the method\'s');
+    const packetsMethod = await raw.call('view.packets', [{ limit: 12 }]);
+    const liveHashes = (c) => [...c.collection('meshpulse.live').keys()].sort();
+    await waitFor(() => clients.every((c) => JSON.stringify(liveHashes(c)) === JSON.stringify(packetsMethod.packets.map((p) => p.hash).sort())), 'both live feeds hold the method\'s 12 newest packets');
+    // The two transports carried the same documents.
+    assert.deepEqual(withoutVolatile(sockjs.collection('meshpulse.views').get(statsId)), withoutVolatile(raw.collection('meshpulse.views').get(statsId)));
+    assert.deepEqual([...sockjs.collection('meshpulse.live').entries()].sort(), [...raw.collection('meshpulse.live').entries()].sort());
+
+    const health = await fetch(`${app.url}/api/health`).then((r) => r.json());
+    assert.equal(health.sharedSend.mode, 'shared', `shared DDP sends fell back: ${health.sharedSend.fallbackReason}`);
+    assert.equal(health.sharedSend.preFramed, true);
+    assert.deepEqual(health.sharedSend.framedFallbacks, {}, 'every websocket session took the pre-framed path');
+    assert.ok(health.sharedSend.framedWrites > 0 && health.sharedSend.framesBuilt > 0, JSON.stringify(health.sharedSend));
+    // Four sessions, two per transport, all in every group: each tick's frame went to two sessions.
+    const built = health.sharedSend.framesBuilt - beforeTicks.framesBuilt;
+    const written = health.sharedSend.framedWrites - beforeTicks.framedWrites;
+    assert.ok(built > 0 && written >= 2 * built, `frames are shared between the sessions: ${built} built, ${written} written`);
+  } finally {
+    for (const client of clients) client.close();
+    await app.stop();
+  }
+});
