@@ -56,36 +56,59 @@ function hopBin(hopCount) {
 }
 
 /**
- * Peers of a key in one observation: hops next to it in the path, the first hop when the key is
- * the packet's origin (its advert key or src hash), and the src/dest counterpart. The key itself
- * is never its own peer. Fills `peers` (a scratch array, reused) and returns how many it holds:
- * peers[0 .. count - 1] (its length is not reset, a runtime call on every report).
+ * Peers of every key of one observation, each as a list of indexes into the observation's
+ * Matches: for a key, the hops next to it in the path, the first hop when the key is the
+ * packet's origin (its advert key or src hash), and the src/dest counterpart; never the key
+ * itself, each peer once, in that order. One pass over the path comparing small integers (the
+ * key index of each hop, from matchPathSlots): a scan of the path and a string search per key
+ * was most of apply's own time on a large mesh's 5-8-hop paths.
  */
-function adjacentPeers(key, tx, path, peers) {
-  let count = 0;
-  for (let i = 0; i < path.length; i++) {
-    if (path[i] !== key) continue;
-    if (i > 0) count = addPeer(key, path[i - 1], peers, count);
-    if (i + 1 < path.length) count = addPeer(key, path[i + 1], peers, count);
+class ObservationPeers {
+  constructor() {
+    // lists[m][0 .. counts[m] - 1]: key m's peers (arrays reused; their length is never reset).
+    this.lists = [];
+    this.counts = [];
   }
-  const fromSrc = tx.srcHash === key;
-  const isSource = fromSrc || (tx.advert !== null && tx.advert.pubKey === key);
-  if (isSource && path.length > 0) count = addPeer(key, path[0], peers, count);
-  if (tx.srcHash !== null && tx.destHash !== null) {
-    if (fromSrc) count = addPeer(key, tx.destHash, peers, count);
-    if (tx.destHash === key) count = addPeer(key, tx.srcHash, peers, count);
+
+  /** Collect the peers of own's keys; `hopSlots[i]` is the index in `own` of path[i]. */
+  collect(tx, path, own, hopSlots) {
+    while (this.lists.length < own.size) {
+      this.lists.push([]);
+      this.counts.push(0);
+    }
+    for (let m = 0; m < own.size; m++) this.counts[m] = 0;
+    const last = path.length - 1;
+    for (let i = 0; i <= last; i++) {
+      const m = hopSlots[i];
+      if (i > 0) this.add(m, hopSlots[i - 1]);
+      if (i < last) this.add(m, hopSlots[i + 1]);
+    }
+    const srcSlot = tx.srcHash !== null ? own.indexOf(tx.srcHash) : -1;
+    if (path.length > 0) {
+      if (srcSlot >= 0) this.add(srcSlot, hopSlots[0]);
+      if (tx.advert !== null) this.add(own.indexOf(tx.advert.pubKey), hopSlots[0]);
+    }
+    if (srcSlot >= 0 && tx.destHash !== null) {
+      const destSlot = own.indexOf(tx.destHash);
+      this.add(srcSlot, destSlot);
+      this.add(destSlot, srcSlot);
+    }
+    return this;
   }
-  return count;
+
+  add(m, peer) {
+    if (peer === m) return;
+    const list = this.lists[m];
+    const count = this.counts[m];
+    for (let i = 0; i < count; i++) if (list[i] === peer) return;
+    list[count] = peer;
+    this.counts[m] = count + 1;
+  }
 }
 
-function addPeer(key, prefix, peers, count) {
-  if (prefix === key) return count;
-  for (let i = 0; i < count; i++) if (peers[i] === prefix) return count;
-  peers[count] = prefix;
-  return count + 1;
-}
-
-const scratchPeers = [];
+// Reused for the observation being applied or evicted: nothing keeps them past one call.
+const scratchPeers = new ObservationPeers();
+const scratchHopSlots = [];
 
 /** The keys one transmission names, with flags: a handful at most, so arrays beat a Map. */
 class Matches {
@@ -111,11 +134,12 @@ class Matches {
     return -1;
   }
 
+  /** Returns the key's index. */
   add(key, flags) {
     const at = this.indexOf(key);
     if (at >= 0) {
       this.flags[at] |= flags;
-      return;
+      return at;
     }
     const size = this.size;
     if (size === this.keys.length) {
@@ -126,6 +150,7 @@ class Matches {
       this.flags[size] = flags;
     }
     this.size = size + 1;
+    return size;
   }
 
   flagsOf(key) {
@@ -492,7 +517,8 @@ class NodeTracker {
     if (observationAt(tx, index) !== observation) index = observationIndexOf(tx, observation); // a late view catching up
     // The keys this observation names (the transmission's own, then its path), and those the
     // earlier observations of the same transmission named (none before the first).
-    const own = matchPath(observation.path, matchStatic(tx, scratchOwn.clear()));
+    const own = matchPathSlots(observation.path, matchStatic(tx, scratchOwn.clear()), scratchHopSlots);
+    const peers = scratchPeers.collect(tx, observation.path, own, scratchHopSlots);
     const before = this.knownKeys.before(tx, index);
     const touched = new Array(own.size);
     const firstNamed = this.firstNamed;
@@ -508,7 +534,7 @@ class NodeTracker {
       const aggregate = aggregates[m];
       if (previous === 0) this.addTransmission(aggregate, tx, flags, 1);
       else if (flags & HOP && !(previous & HOP)) this.addRelay(aggregate, tx, 1);
-      this.addObservation(aggregate, tx, observation, 1, observerId, own, aggregates);
+      this.addObservation(aggregate, m, tx, observation, 1, observerId, aggregates, peers);
       touched[m] = key;
     }
     this.knownKeys.advance(before, own, index);
@@ -525,12 +551,13 @@ class NodeTracker {
     // Observations first: a day bucket is deleted when its packets reach zero.
     const aggregates = this.scratchAggregates;
     for (const observation of tx.observations) {
-      const own = matchPath(observation.path, matchStatic(tx, scratchOwn.clear()));
+      const own = matchPathSlots(observation.path, matchStatic(tx, scratchOwn.clear()), scratchHopSlots);
       for (let m = 0; m < own.size; m++) aggregates[m] = this.aggregates.get(own.keys[m]);
       const observerId = this.observerIds.get(observation.observer);
       if (observerId === undefined) continue; // never applied: nothing to undo
+      const peers = scratchPeers.collect(tx, observation.path, own, scratchHopSlots);
       for (let m = 0; m < own.size; m++) {
-        if (aggregates[m]) this.addObservation(aggregates[m], tx, observation, -1, observerId, own, aggregates);
+        if (aggregates[m]) this.addObservation(aggregates[m], m, tx, observation, -1, observerId, aggregates, peers);
       }
     }
     const touched = [];
@@ -597,11 +624,11 @@ class NodeTracker {
   }
 
   /**
-   * Count one observation (sign +1) or take it back (-1) for one of the keys it names.
-   * `observerId`: its observer's entry from observerIdOf; `own`, `aggregates`: every key the
-   * observation names and their aggregates, where its peers are found.
+   * Count one observation (sign +1) or take it back (-1) for one of the keys it names, the
+   * m-th. `observerId`: its observer's entry from observerIdOf; `aggregates`: the aggregates of
+   * every key the observation names (undefined: none), `peers`: their peers (ObservationPeers).
    */
-  addObservation(aggregate, tx, observation, sign, observerId, own, aggregates) {
+  addObservation(aggregate, m, tx, observation, sign, observerId, aggregates, peers) {
     const { snr, rssi } = observation;
     const day = this.dayOf(aggregate, tx);
     const sums = this.observerSums;
@@ -633,16 +660,17 @@ class NodeTracker {
       sums.remove(entry, day.observers);
       this.releaseObserverId(observerId);
     }
-    const peerCount = adjacentPeers(aggregate.key, tx, observation.path, scratchPeers);
-    const peers = this.peerCounts;
+    // A peer is a key of the same observation (a hop, the src or dest hash), so it has an
+    // aggregate once applied (none while evicting an observation never applied).
+    const peerList = peers.lists[m];
+    const peerCount = peers.counts[m];
+    const table = this.peerCounts;
     for (let i = 0; i < peerCount; i++) {
-      // A peer is a key of the same observation (a hop, the src or dest hash), so it has an aggregate.
-      const at = own.indexOf(scratchPeers[i]);
-      const peer = at >= 0 ? aggregates[at] : this.aggregates.get(scratchPeers[i]);
+      const peer = aggregates[peerList[i]];
       if (!peer) continue;
-      const peerEntry = sign > 0 ? peers.entry(day.id, peer.id, day.peers) : peers.find(day.id, peer.id);
+      const peerEntry = sign > 0 ? table.entry(day.id, peer.id, day.peers) : table.find(day.id, peer.id);
       if (peerEntry < 0) continue;
-      if ((peers.values[peerEntry] += sign) === 0) peers.remove(peerEntry, day.peers);
+      if ((table.values[peerEntry] += sign) === 0) table.remove(peerEntry, day.peers);
     }
   }
 
@@ -692,6 +720,12 @@ function matchStatic(tx, matches) {
 
 function matchPath(path, matches) {
   for (let i = 0; i < path.length; i++) matches.add(path[i], MATCHED | HOP);
+  return matches;
+}
+
+/** matchPath, also writing the index in `matches` of each hop to hopSlots[i]. */
+function matchPathSlots(path, matches, hopSlots) {
+  for (let i = 0; i < path.length; i++) hopSlots[i] = matches.add(path[i], MATCHED | HOP);
   return matches;
 }
 

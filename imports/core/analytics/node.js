@@ -31,7 +31,7 @@
  * `snr` in recentPackets is the mean of its observations); hops are the packet's hop count as
  * first heard; relayed = packets whose observed paths name the node as a hop (relayPct is its
  * share of the window's packets); a peer's count is the number of observations in which it was
- * next to the node (see adjacentPeers in node-health.js); observer counts are observations.
+ * next to the node (see ObservationPeers in node-health.js); observer counts are observations.
  *
  * Subscribers are told only about their node: apply/evict return the public keys whose
  * aggregates changed, and scopeOf is the public key.
