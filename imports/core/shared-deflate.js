@@ -143,14 +143,17 @@ function createSharedDeflate(options = {}) {
   }
 
   /** The `zlib` option for permessage-deflate: shared deflate out, zlib's own inflate in. */
+  /** The deflate parameters (and cache key) for permessage-deflate's createDeflateRaw options. */
+  function paramsFor(opts = {}) {
+    const level = opts.level === undefined || opts.level === zlib.constants.Z_DEFAULT_COMPRESSION ? settings.defaultLevel : opts.level;
+    const windowBits = opts.windowBits || 15;
+    const memLevel = opts.memLevel || zlib.constants.Z_DEFAULT_MEMLEVEL;
+    const strategy = opts.strategy === undefined ? zlib.constants.Z_DEFAULT_STRATEGY : opts.strategy;
+    return { level, windowBits, memLevel, strategy, key: `${level}/${windowBits}/${memLevel}/${strategy}` };
+  }
+
   const zlibShim = {
-    createDeflateRaw(opts = {}) {
-      const level = opts.level === undefined || opts.level === zlib.constants.Z_DEFAULT_COMPRESSION ? settings.defaultLevel : opts.level;
-      const windowBits = opts.windowBits || 15;
-      const memLevel = opts.memLevel || zlib.constants.Z_DEFAULT_MEMLEVEL;
-      const strategy = opts.strategy === undefined ? zlib.constants.Z_DEFAULT_STRATEGY : opts.strategy;
-      return new MessageDeflate({ level, windowBits, memLevel, strategy, key: `${level}/${windowBits}/${memLevel}/${strategy}` });
-    },
+    createDeflateRaw: (opts) => new MessageDeflate(paramsFor(opts)),
     createInflateRaw: (opts) => zlib.createInflateRaw(opts),
   };
 
@@ -175,7 +178,7 @@ function createSharedDeflate(options = {}) {
     return { thresholdBytes: settings.thresholdBytes, defaultLevel: settings.defaultLevel, ...(extensionInfo || {}), ...counters, cacheEntries: cache.size, cacheBytes, savedPct: counters.bytesIn ? Math.round((1 - counters.bytesOut / counters.bytesIn) * 1000) / 10 : null };
   }
 
-  return { zlib: zlibShim, compress, stats, settings, installInto };
+  return { zlib: zlibShim, compress, paramsFor, stats, settings, installInto };
 }
 
 /**

@@ -9,6 +9,8 @@ const assert = require('node:assert/strict');
 const { createSharedSender, inspectSend, textFrame } = require('../../imports/api/ddp/shared-send');
 const { Receiver } = require('ws');
 const { PublishHub } = require('../../imports/core/publish-hub');
+const { createSharedDeflate } = require('../../imports/core/shared-deflate');
+const zlib = require('zlib');
 
 // DDPServer.publicationStrategies as Meteor 3.0.4 defines them.
 const NO_MERGE = { useDummyDocumentView: false, useCollectionView: false, doAccountingForCollection: true };
@@ -330,7 +332,8 @@ test('pre-framed: one frame per message for every raw and SockJS websocket sessi
 test('pre-framed: a session falls back to its own send when deflate is negotiated, it is not open, or SockJS holds queued messages', () => {
   const { stringify } = stringifyCounter();
   const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, preFramed: true, batchWrites: false });
-  const deflated = websocketPublication('raw', { extensionSessions: [{ name: 'permessage-deflate' }] });
+  // permessage-deflate negotiated, but no shared deflate handed to the sender: frames differ per session.
+  const deflated = websocketPublication('raw', { extensionSessions: [[{ name: 'permessage-deflate' }, {}]] });
   const closing = websocketPublication('raw');
   const queued = websocketPublication('sockjs');
   const polling = fakePublication(); // long-polling: no websocket under the session
@@ -344,7 +347,7 @@ test('pre-framed: a session falls back to its own send when deflate is negotiate
   for (const sink of sinks) sink.changed('stats|{}', { a: 2 }, shared);
   const stats = sender.stats();
   assert.equal(stats.framedWrites, 1, 'only the open, extension-free session before it closed');
-  assert.deepEqual(stats.framedFallbacks, { 'a websocket extension is active (permessage-deflate)': 1, 'transport xhr-polling is not a websocket': 1 });
+  assert.deepEqual(stats.framedFallbacks, { 'permessage-deflate is active and the shared deflate is not installed': 1, 'transport xhr-polling is not a websocket': 1 });
   assert.equal(deflated.wire.length, 1, 'the deflate session went through ws.send');
   assert.equal(closing.wire.length, 2);
   assert.equal(queued.wire.length, 0);
@@ -365,4 +368,72 @@ test('pre-framed writes ride the tick\'s cork: one frame per message, all in the
   assert.deepEqual(readFrames(Buffer.concat(s.wire)).map((m) => JSON.parse(m.text).msg), ['added', 'changed']);
   deferred.shift()();
   assert.equal(s.tcp.writableCorked, 0);
+});
+
+// permessage-deflate 0.1.7 (Meteor 3.0.x) and permessage-deflate2 0.1.8 (3.1.1+, threshold 1024),
+// each driving the shared deflate, as faye-websocket's driver runs a negotiated session.
+for (const { name, options } of [{ name: 'permessage-deflate', options: {} }, { name: 'permessage-deflate2', options: { threshold: 1024 } }]) {
+  test(`pre-framed with ${name}: the frame is byte for byte what the package emits through the shared deflate`, () => {
+    const sharedDeflate = createSharedDeflate();
+    const extension = require(name).configure({ ...options, zlib: sharedDeflate.zlib });
+    const negotiated = () => {
+      const session = extension.createServerSession([{}]);
+      session.generateResponse();
+      return [[extension, session]];
+    };
+    const { stringify } = stringifyCounter();
+    const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, preFramed: true, batchWrites: false, sharedDeflate });
+    const sessions = ['raw', 'raw', 'sockjs', 'sockjs'].map((kind) => websocketPublication(kind, { extensionSessions: negotiated() }));
+    const sinks = sessions.map((s) => sender.relay(s.publication, 'meshpulse.views', 'nodes|{}'));
+    const small = { a: 1 };
+    const large = { rows: Array.from({ length: 200 }, (_, i) => ({ node: `node-${i}`, name: `Île ${i} ✓`, snr: i % 13 })) };
+    for (const fields of [small, large]) {
+      const shared = new Map();
+      for (const sink of sinks) sink.changed('nodes|{}', fields, shared);
+    }
+    const stats = sender.stats();
+    assert.deepEqual(stats.framedFallbacks, {});
+    assert.equal(stats.framedWrites, 8);
+    assert.equal(stats.framesBuilt, 4, 'one frame per message per transport');
+    // What the package itself emits for each message (the standard path), framed as faye does.
+    for (const [index, s] of sessions.entries()) {
+      const [, session] = s.driver._extensions._sessions[0];
+      for (const [at, fields] of [small, large].entries()) {
+        const text = stringify({ msg: 'changed', collection: 'meshpulse.views', id: 'nodes|{}', fields });
+        const payload = s === sessions[0] || s === sessions[1] ? text : `a[${JSON.stringify(text)}]`;
+        let emitted = null;
+        session.processOutgoingMessage({ rsv1: false, rsv2: false, rsv3: false, opcode: 1, data: Buffer.from(payload) }, (err, message) => { emitted = err || message; });
+        assert.ok(emitted && !(emitted instanceof Error), 'the package answered synchronously');
+        assert.ok(s.wire[at].equals(textFrame(emitted.data, emitted.rsv1)), `session ${index}, message ${at}`);
+        // ... and it inflates back to the message.
+        const body = s.wire[at].subarray(s.wire[at][1] === 126 ? 4 : 2);
+        const plain = emitted.rsv1 ? zlib.inflateRawSync(Buffer.concat([body, Buffer.from([0, 0, 0xff, 0xff])]), { finishFlush: zlib.constants.Z_SYNC_FLUSH }) : body;
+        assert.equal(plain.toString(), payload);
+      }
+    }
+    if (name === 'permessage-deflate2') assert.equal(sessions[0].wire[0][0], 0x81, 'under the package threshold: a plain frame');
+    else assert.equal(sessions[0].wire[0][0], 0xc1, 'permessage-deflate 0.1.7 deflates every message');
+    assert.equal(sessions[0].wire[1][0], 0xc1);
+  });
+}
+
+test('pre-framed with deflate: a message still inside permessage-deflate makes the session use its own send', () => {
+  const sharedDeflate = createSharedDeflate();
+  const extension = require('permessage-deflate').configure({ zlib: sharedDeflate.zlib });
+  const session = extension.createServerSession([{}]);
+  session.generateResponse();
+  const { stringify } = stringifyCounter();
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, preFramed: true, batchWrites: false, sharedDeflate });
+  const s = websocketPublication('raw', { extensionSessions: [[extension, session]] });
+  const sink = sender.relay(s.publication, 'meshpulse.views', 'stats|{}');
+  session._queueOut.push(['queued', () => {}]);
+  sink.changed('stats|{}', { a: 1 }, new Map());
+  assert.equal(sender.stats().framedWrites, 0);
+  session._queueOut.length = 0;
+  session._lockOut = true;
+  sink.changed('stats|{}', { a: 2 }, new Map());
+  assert.equal(sender.stats().framedWrites, 0);
+  session._lockOut = false;
+  sink.changed('stats|{}', { a: 3 }, new Map());
+  assert.equal(sender.stats().framedWrites, 1);
 });

@@ -1,9 +1,10 @@
 'use strict';
 /**
- * End to end, with websocket compression off: shared messages are written pre-framed (one
- * websocket frame built per message for every session, imports/api/ddp/shared-send.js) to a raw
- * /websocket client and to a SockJS-framed client (what a browser's Meteor client uses), and
- * both end up with exactly what the methods return. Fails if this Meteor does not take the
+ * End to end, with websocket compression off and with Meteor's default compression (the shared
+ * deflate installed, clients negotiating permessage-deflate): shared messages are written
+ * pre-framed (one websocket frame built per message for every session, imports/api/ddp/
+ * shared-send.js) to raw /websocket clients and to SockJS-framed clients (what a browser's Meteor
+ * client uses), and all end up with exactly what the methods return. Fails if this Meteor does not take the
  * pre-framed path (its internals moved) or if a frame it writes does not parse. Skips with the
  * reason when Meteor is not available.
  */
@@ -37,10 +38,10 @@ async function waitFor(predicate, what, timeoutMs = 15000) {
   }
 }
 
-test('compression off: raw and SockJS websocket clients read pre-framed shared messages', { timeout: 15 * 60 * 1000 }, async (t) => {
+for (const compression of ['off', 'meteor-default']) test(`compression ${compression}: raw and SockJS websocket clients read pre-framed shared messages`, { timeout: 15 * 60 * 1000 }, async (t) => {
   let app;
   try {
-    app = await startApp({ settings: { sources: { simulator: { enabled: false } }, persistence: { enabled: false } }, env: { SERVER_WEBSOCKET_COMPRESSION: 'false' } });
+    app = await startApp({ settings: { sources: { simulator: { enabled: false } }, persistence: { enabled: false } }, env: compression === 'off' ? { SERVER_WEBSOCKET_COMPRESSION: 'false' } : {} });
   } catch (err) {
     if (err instanceof MeteorUnavailableError) {
       t.skip(err.message);
@@ -81,6 +82,11 @@ test('compression off: raw and SockJS websocket clients read pre-framed shared m
     assert.deepEqual([...sockjs.collection('meshpulse.live').entries()].sort(), [...raw.collection('meshpulse.live').entries()].sort());
 
     const health = await fetch(`${app.url}/api/health`).then((r) => r.json());
+    if (compression === 'off') assert.equal(health.websocketCompression.negotiated.deflate, 0, JSON.stringify(health.websocketCompression));
+    else {
+      assert.ok(health.websocketCompression.negotiated.deflate >= 4, JSON.stringify(health.websocketCompression));
+      assert.equal(health.sharedDeflate.installed, true, health.sharedDeflate.reason);
+    }
     assert.equal(health.sharedSend.mode, 'shared', `shared DDP sends fell back: ${health.sharedSend.fallbackReason}`);
     assert.equal(health.sharedSend.preFramed, true);
     assert.deepEqual(health.sharedSend.framedFallbacks, {}, 'every websocket session took the pre-framed path');

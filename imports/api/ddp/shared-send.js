@@ -21,17 +21,24 @@
  * `session.socket._session.recv.connection` (SockJS), is corked for the rest of the current
  * turn on the first shared write, so a tick's messages to that session leave in one writev;
  * when the path is not there the writes are simply not batched (MESHPULSE_BATCH_WRITES=off: never).
- * Pre-framed writes (optional, on unless MESHPULSE_PREFRAMED=off): with no websocket extension
- * negotiated (compression off), the websocket frame of a shared message is the same bytes for
- * every session, so it is built once (FIN + text opcode, unmasked, as websocket-driver's hybi
- * _sendFrame writes it; inside SockJS's `a[...]` array frame for SockJS-framed websockets, quoted
- * by SockJS's own doSendBulk) and written straight to each session's TCP socket. faye-websocket
- * keeps no outgoing queue (its driver emits each frame to the socket synchronously), so the
- * order of a session's messages is kept. A session takes this path only when it is an open
- * websocket whose driver is at `session.socket._session.ws._driver` (raw /websocket) or
- * `session.socket._session.recv.ws._driver` (SockJS), writes unmasked to the same TCP socket,
- * has no extension session and (SockJS) an empty send buffer; otherwise the text goes through
- * `session.socket.send` as above, and the reason is counted in stats().framedFallbacks.
+ * Pre-framed writes (optional, on unless MESHPULSE_PREFRAMED=off): the websocket frame of a shared
+ * message is the same bytes for every session with the same transport and compression, so it is
+ * built once (FIN + text opcode, unmasked, as websocket-driver's hybi _sendFrame writes it;
+ * inside SockJS's `a[...]` array frame for SockJS-framed websockets, quoted by SockJS's own
+ * doSendBulk) and written straight to each session's TCP socket. With permessage-deflate
+ * negotiated and the shared deflate installed (imports/core/shared-deflate.js), the frame is
+ * what the package would emit through it: RSV1 set and the shared deflate's output without its
+ * 00 00 ff ff tail, or a plain frame under permessage-deflate2's own `threshold`; the shared
+ * deflate compresses each message independently of the session's history, so that is the same
+ * for every session with the same negotiated parameters. faye-websocket keeps no outgoing queue
+ * (its driver emits each frame to the socket synchronously, and the shared deflate answers
+ * synchronously), so the order of a session's messages is kept. A session takes this path only
+ * when it is an open websocket whose driver is at `session.socket._session.ws._driver` (raw
+ * /websocket) or `session.socket._session.recv.ws._driver` (SockJS), writes unmasked to the same
+ * TCP socket, has no extension other than a permessage-deflate session driving the shared
+ * deflate with nothing queued (`_lockOut`, `_queueOut`), and (SockJS) an empty send buffer;
+ * otherwise the text goes through `session.socket.send` as above, and the reason is counted in
+ * stats().framedFallbacks.
  * If any of that is not as expected, or `Meteor._printSentDDP` is on, the relay falls back to
  * the public path (`this.added/changed/removed`) and says why in stats().fallbackReason.
  * tests/e2e/ddp.test.js fails loudly if the running Meteor does not take the shared path.
@@ -78,12 +85,17 @@ function tcpSocketOf(session) {
 
 const OPEN = 1; // faye-websocket API, websocket-driver and SockJS sessions all say OPEN with 1
 
-/** One unmasked final text frame holding `payload` (RFC 6455 5.2), as websocket-driver frames it. */
-function textFrame(payload) {
-  const length = Buffer.byteLength(payload, 'utf8');
+const MIN_DEFLATE_WINDOW_BITS = 9; // permessage-deflate's common.MIN_WINDOW_BITS (zlib refuses 8 for raw deflate)
+
+/**
+ * One unmasked final text frame holding `payload` (a string, as UTF-8, or a Buffer) (RFC 6455
+ * 5.2), as websocket-driver frames it; `compressed` sets RSV1 (permessage-deflate, RFC 7692).
+ */
+function textFrame(payload, compressed = false) {
+  const length = typeof payload === 'string' ? Buffer.byteLength(payload, 'utf8') : payload.length;
   const header = length <= 125 ? 2 : length <= 65535 ? 4 : 10;
   const frame = Buffer.allocUnsafe(header + length);
-  frame[0] = 0x81; // FIN, opcode 1 (text)
+  frame[0] = compressed ? 0xc1 : 0x81; // FIN, (RSV1,) opcode 1 (text)
   if (length <= 125) {
     frame[1] = length;
   } else if (length <= 65535) {
@@ -94,15 +106,36 @@ function textFrame(payload) {
     frame.writeUInt32BE(Math.floor(length / 0x100000000), 2);
     frame.writeUInt32BE(length % 0x100000000, 6);
   }
-  frame.write(payload, header, 'utf8');
+  if (typeof payload === 'string') frame.write(payload, header, 'utf8');
+  else payload.copy(frame, header);
   return frame;
+}
+
+/**
+ * The permessage-deflate session of a websocket's extensions, when it drives `sharedDeflate`:
+ * { session, params, thresholdBytes, key } or a string saying why its frames cannot be shared.
+ */
+function deflateRouteOf(extensionSessions, sharedDeflate) {
+  if (extensionSessions.length !== 1) return `${extensionSessions.length} websocket extensions are active`;
+  const [extension, session] = extensionSessions[0] || [];
+  if (!extension || extension.name !== 'permessage-deflate') return `websocket extension ${extension && extension.name} is active`;
+  if (!sharedDeflate) return 'permessage-deflate is active and the shared deflate is not installed';
+  if (!session || session._zlib !== sharedDeflate.zlib) return 'permessage-deflate does not drive the shared deflate';
+  if (!Array.isArray(session._queueOut)) return 'permessage-deflate session has no _queueOut';
+  const ownWindowBits = session._ownWindowBits;
+  if (!Number.isInteger(ownWindowBits) || ownWindowBits < 8 || ownWindowBits > 15) return `permessage-deflate window bits ${ownWindowBits} not understood`;
+  // As Session#_getDeflate asks the zlib for it; the shared deflate normalizes it the same way.
+  const params = sharedDeflate.paramsFor({ windowBits: Math.max(ownWindowBits, MIN_DEFLATE_WINDOW_BITS), level: session._level, memLevel: session._memLevel, strategy: session._strategy });
+  // permessage-deflate2 (Meteor 3.1.1+) sends messages under its own threshold uncompressed.
+  const thresholdBytes = Number(session._threshold) || 0;
+  return { session, params, thresholdBytes, key: `deflate/${params.key}/${thresholdBytes}` };
 }
 
 /**
  * How a session's messages can be written pre-framed: { kind: 'raw' | 'sockjs', tcp, ws, driver,
  * sockjsSession, recv, sockjsArray } or { reason } when they cannot (then: the standard send).
  */
-function frameRouteOf(session) {
+function frameRouteOf(session, sharedDeflate = null) {
   let sockjsSession;
   let recv;
   try {
@@ -129,7 +162,14 @@ function frameRouteOf(session) {
   if (!tcp || typeof tcp.write !== 'function' || ws._stream !== tcp) return { reason: 'the websocket does not write to the TCP socket SockJS holds' };
   if (driver._masking) return { reason: 'the websocket masks its frames (a client, not a server)' };
   const extensions = driver._extensions;
-  if (extensions && (!Array.isArray(extensions._sessions) || extensions._sessions.length > 0)) return { reason: 'a websocket extension is active (permessage-deflate)' };
+  let deflate = null;
+  if (extensions) {
+    if (!Array.isArray(extensions._sessions)) return { reason: 'websocket-extensions has no _sessions list' };
+    if (extensions._sessions.length > 0) {
+      deflate = deflateRouteOf(extensions._sessions, sharedDeflate);
+      if (typeof deflate === 'string') return { reason: deflate };
+    }
+  }
   let sockjsArray = null;
   if (kind === 'sockjs') {
     if (!Array.isArray(sockjsSession.send_buffer)) return { reason: 'SockJS session has no send_buffer' };
@@ -143,7 +183,7 @@ function frameRouteOf(session) {
       return frame;
     };
   }
-  return { kind, tcp, ws, driver, sockjsSession, recv, sockjsArray, reason: null };
+  return { kind, tcp, ws, driver, sockjsSession, recv, sockjsArray, deflate, frameKey: deflate ? `${kind}/${deflate.key}` : kind, reason: null };
 }
 
 /** Whether a pre-framed write now is what faye would put on the wire now. */
@@ -152,6 +192,8 @@ function canWriteFramed(route) {
   if (ws.readyState !== OPEN || driver.readyState !== OPEN || !driver.io.readable || tcp.destroyed || !tcp.writable) return false;
   if (sockjsSession.readyState !== OPEN) return false;
   if (route.kind === 'sockjs' && (sockjsSession.recv !== recv || sockjsSession.send_buffer.length > 0)) return false;
+  // A message still inside permessage-deflate must leave first.
+  if (route.deflate && (route.deflate.session._lockOut || route.deflate.session._queueOut.length > 0)) return false;
   return true;
 }
 
@@ -164,7 +206,9 @@ function isEmpty(fields) {
  * `server`: Meteor.server (getPublicationStrategy); `stringifyDDP`: DDPCommon.stringifyDDP;
  * `meteor`: Meteor (for _printSentDDP); `enabled: false` forces the public path (A/B studies).
  */
-function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true, batchWrites = process.env.MESHPULSE_BATCH_WRITES !== 'off', preFramed = process.env.MESHPULSE_PREFRAMED !== 'off', defer = process.nextTick }) {
+function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true, batchWrites = process.env.MESHPULSE_BATCH_WRITES !== 'off', preFramed = process.env.MESHPULSE_PREFRAMED !== 'off', sharedDeflate = null, defer = process.nextTick }) {
+  // The installed shared deflate (useSharedDeflate): deflated sessions' frames are built with it.
+  let deflater = sharedDeflate;
   const counters = { sharedSends: 0, serializations: 0, standardSends: 0, fallbackRelays: 0, sharedRelays: 0, corkedSockets: 0, batchedWrites: 0, framedWrites: 0, framesBuilt: 0 };
   // Sessions not written pre-framed, by reason (a negotiated deflate, long-polling, ...).
   const framedFallbacks = {};
@@ -224,7 +268,7 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
   function frameRouteFor(session) {
     let route = frameRoutes.get(session);
     if (route === undefined) {
-      route = frameRouteOf(session);
+      route = frameRouteOf(session, deflater);
       if (route.reason) framedFallbacks[route.reason] = (framedFallbacks[route.reason] || 0) + 1;
       frameRoutes.set(session, route);
     }
@@ -233,14 +277,23 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
 
   /** The message's frame for this route, built once per shared memo (`shared`, `key`). */
   function frameFor(route, shared, key, text) {
-    const frameKey = `${route.kind}\u0000${key}`;
+    const frameKey = `${route.frameKey}\u0000${key}`;
     let frame = shared.get(frameKey);
     if (frame === undefined) {
-      frame = textFrame(route.kind === 'sockjs' ? route.sockjsArray(text) : text);
+      const payload = route.kind === 'sockjs' ? route.sockjsArray(text) : text;
+      frame = route.deflate ? deflatedFrame(payload, route.deflate) : textFrame(payload);
       shared.set(frameKey, frame);
       counters.framesBuilt++;
     }
     return frame;
+  }
+
+  /** What permessage-deflate, driving the shared deflate, puts on the wire for `payload`. */
+  function deflatedFrame(payload, deflate) {
+    const data = Buffer.from(payload, 'utf8');
+    if (data.length < deflate.thresholdBytes) return textFrame(data);
+    const output = deflater.compress(data, deflate.params);
+    return textFrame(output.length === 0 ? output : output.subarray(0, output.length - 4), true);
   }
 
   function write(session, waitsForPublish, text, shared, key) {
@@ -333,7 +386,12 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
     return { mode, fallbackReason, preFramed: Boolean(enabled && preFramed), ...counters, framedFallbacks: { ...framedFallbacks } };
   }
 
-  return { relay, stats, problemWith };
+  /** Build deflated sessions' frames with this shared deflate (once installSharedDeflate succeeded). */
+  function useSharedDeflate(installed) {
+    deflater = installed;
+  }
+
+  return { relay, stats, problemWith, useSharedDeflate };
 }
 
 /**

@@ -154,6 +154,8 @@ Meteor.startup(async () => {
     sharedDeflate = createSharedDeflate(threshold === undefined || threshold === null ? {} : { thresholdBytes: Number(threshold) });
     sharedDeflateInstall = installSharedDeflate(Meteor.server, sharedDeflate);
     if (!sharedDeflateInstall.installed) log.info(`shared deflate not installed: ${sharedDeflateInstall.reason}`);
+    // Deflated sessions then get shared pre-built frames too (imports/api/ddp/shared-send.js).
+    else sharedSender.useSharedDeflate(sharedDeflate);
   }
 
   /** GET /api/health and the `perf` publication: imports/core/health.js, redacted. */
