@@ -65,28 +65,20 @@ class SnapshotCache {
 
 /**
  * A view definition whose snapshots go through a SnapshotCache: its state gets `changes`
- * (bumped when apply or evict report a change) and `snapshotCache`. `cacheable(params)` may
- * decline (false) or give the `extra` value the answer also depends on (see get()).
+ * (bumped by defineView when apply or evict report a change: `countsChanges`) and
+ * `snapshotCache`. `cacheable(params)` may decline (false) or give the `extra` value the answer
+ * also depends on (see get()).
  */
 function withSnapshotCache(definition, cacheable = null) {
-  const { createState, apply, evict, snapshot, name } = definition;
+  const { createState, snapshot, name } = definition;
   return {
     ...definition,
+    countsChanges: true,
     createState(store) {
       const state = createState(store);
       state.changes = 0;
       state.snapshotCache = new SnapshotCache();
       return state;
-    },
-    apply(state, tx, observation, store) {
-      const changed = apply(state, tx, observation, store);
-      if (changed) state.changes++;
-      return changed;
-    },
-    evict(state, tx, store) {
-      const changed = evict(state, tx, store);
-      if (changed) state.changes++;
-      return changed;
     },
     snapshot(state, params, store, now) {
       const extra = cacheable ? cacheable(params, store, now) : null;

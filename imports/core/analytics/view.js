@@ -14,6 +14,8 @@
  *   snapshot     (state, params, store, now) -> plain JSON for clients. Must not mutate state.
  *   scopeOf      optional (params) -> the scope key (or array of keys) a snapshot with these
  *                params depends on.
+ *   countsChanges optional: true when the state has a `changes` count, bumped on every apply and
+ *                evict that changed something (snapshot-cache.js keys its answers by it).
  *
  * An instance (from `create(store)`) carries `version`, bumped on every change, and per-scope
  * versions, so that a subscriber can tell whether its snapshot may have changed
@@ -86,6 +88,7 @@ function paramsKey(viewName, params) {
 
 function defineView(definition) {
   const { name, params: spec = {}, createState, apply, evict, snapshot, scopeOf } = definition;
+  const countsChanges = definition.countsChanges === true;
   return {
     name,
     description: definition.description || '',
@@ -100,11 +103,22 @@ function defineView(definition) {
         version: 0,
         paramsSpec: spec,
         normalizeParams: (raw) => normalizeParams(name, spec, raw),
+        // The store calls these for every view on every report: what a change records is
+        // written out here rather than in further wrapper calls (each a call the optimizer
+        // cannot inline, the call sites seeing every view's function).
         apply(tx, observation, theStore) {
-          record(apply(state, tx, observation, theStore || store));
+          const changed = apply(state, tx, observation, theStore || store);
+          if (!changed) return;
+          const version = ++instance.version;
+          if (countsChanges) state.changes++;
+          if (scopeVersions.size > 0 && scopeOf && Array.isArray(changed)) recordScopes(changed, version);
         },
         evict(tx, theStore) {
-          record(evict(state, tx, theStore || store));
+          const changed = evict(state, tx, theStore || store);
+          if (!changed) return;
+          const version = ++instance.version;
+          if (countsChanges) state.changes++;
+          if (scopeVersions.size > 0 && scopeOf && Array.isArray(changed)) recordScopes(changed, version);
         },
         snapshot(rawParams, now = Date.now()) {
           return snapshot(state, normalizeParams(name, spec, rawParams), store, now);
@@ -138,15 +152,11 @@ function defineView(definition) {
         }
         return entry;
       }
-      function record(changed) {
-        if (!changed) return;
-        const version = ++instance.version;
-        // Scope versions are read only through scopeOf: a view without it keeps none.
-        if (scopeOf && scopeVersions.size > 0 && Array.isArray(changed)) {
-          for (let i = 0; i < changed.length; i++) {
-            const entry = scopeVersions.get(changed[i]);
-            if (entry !== undefined) entry.version = version;
-          }
+      // Scope versions are read only through scopeOf: a view without it keeps none.
+      function recordScopes(changed, version) {
+        for (let i = 0; i < changed.length; i++) {
+          const entry = scopeVersions.get(changed[i]);
+          if (entry !== undefined) entry.version = version;
         }
       }
       return instance;
