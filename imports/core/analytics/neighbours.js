@@ -148,40 +148,38 @@ function dropKey(state, entry) {
   if (state.part) state.part.add(-(KEY_BYTES + keyBytes(entry.key)));
 }
 
-// The keys one count() touched: read at once by the caller (defineView records the scopes that
-// changed), so one array serves every report (a new one per report was an eighth of all that
-// ingest allocated on the default mesh).
-const scratchTouched = [];
-
-/** Apply (sign 1) or undo (sign -1) one observation's links; returns the keys it touched (valid until the next call). */
-function count(state, tx, observation, sign) {
+/**
+ * Apply (sign 1) or undo (sign -1) one observation's links. The keys it touched are appended to
+ * `touched` when given (null: no scope is watched, and the list is not built: it was an eighth
+ * of all that ingest allocated on the default mesh).
+ */
+function count(state, tx, observation, sign, touched) {
   const path = observation.path;
   const observer = observerKey(observation.observer);
-  const touched = scratchTouched;
-  touched.length = 0;
-  touched.push(observer);
   state.observations += sign;
   let entry;
   for (let i = 1; i < path.length; i++) entry = countLink(state, entry, path[i - 1], path[i], tx.time, null, sign);
-  for (let i = 0; i < path.length; i++) touched.push(path[i]);
   const heardFrom = path.length > 0 ? path[path.length - 1] : senderKey(tx);
-  if (heardFrom !== null) {
-    countLink(state, entry, heardFrom, observer, tx.time, observation.snr, sign);
-    if (path.length === 0) touched.push(heardFrom);
+  if (heardFrom !== null) countLink(state, entry, heardFrom, observer, tx.time, observation.snr, sign);
+  if (touched !== null) {
+    touched.push(observer);
+    for (let i = 0; i < path.length; i++) touched.push(path[i]);
+    if (path.length === 0 && heardFrom !== null) touched.push(heardFrom);
   }
-  return touched;
 }
 
-function apply(state, tx, observation) {
+function apply(state, tx, observation, store, scopesWatched) {
   if (tx.payloadType === TRACE) return false;
-  return count(state, tx, observation, 1);
+  const touched = scopesWatched ? [] : null;
+  count(state, tx, observation, 1, touched);
+  return touched === null ? true : touched;
 }
 
-function evict(state, tx) {
+function evict(state, tx, store, scopesWatched) {
   if (tx.payloadType === TRACE) return false;
-  const touched = [];
-  for (const observation of tx.observations) touched.push(...count(state, tx, observation, -1));
-  return touched;
+  const touched = scopesWatched ? [] : null;
+  for (const observation of tx.observations) count(state, tx, observation, -1, touched);
+  return touched === null ? true : touched;
 }
 
 function meanSnr(link) {

@@ -202,6 +202,13 @@ function hasRepeatedHop(path) {
 }
 
 const scratchCodes = [];
+// The runs already counted in the path being counted, when it repeats a hop: run i is its
+// prefix's entry (or first hop) seenPrefix[i] followed by hop seenLast[i], and its entry is
+// seenEntry[i]. Equal hop sequences have the same prefix entry (by induction on their length),
+// so comparing the pair by reference tells equal runs apart without joining their hops.
+const seenPrefix = [];
+const seenLast = [];
+const seenEntry = [];
 
 function countPath(state, observation, sign) {
   const path = observation.path;
@@ -209,9 +216,11 @@ function countPath(state, observation, sign) {
   if (hops < MIN_LENGTH) return false;
   state.totalPaths += sign;
   for (let i = 0; i < hops; i++) scratchCodes[i] = hopCode(path[i]);
-  // Only a path with a repeated hop can hold one run twice: only then deduplicate (joined run ->
-  // its entry, which the longer runs from a later start still need as their prefix).
-  const seen = hasRepeatedHop(path) ? new Map() : null;
+  // Only a path with a repeated hop can hold one run twice: only then deduplicate (each run
+  // counted so far and its entry, which the longer runs from a later start still need as their
+  // prefix; a few dozen at most, searched linearly).
+  const dedupe = hasRepeatedHop(path);
+  let seenCount = 0;
   for (let start = 0; start < hops - 1; start++) {
     let hash = Math.imul(0x811c9dc5 ^ scratchCodes[start], 16777619);
     let prefix = path[start];
@@ -219,16 +228,25 @@ function countPath(state, observation, sign) {
     for (let end = start + 1; end < stop; end++) {
       hash = Math.imul(hash ^ scratchCodes[end], 16777619);
       const length = end - start + 1;
-      if (seen !== null) {
-        const key = path.slice(start, end + 1).join(',');
-        const counted = seen.get(key);
+      if (dedupe) {
+        const last = path[end];
+        let counted;
+        for (let i = 0; i < seenCount; i++) {
+          if (seenPrefix[i] === prefix && seenLast[i] === last) {
+            counted = seenEntry[i];
+            break;
+          }
+        }
         if (counted !== undefined) {
           prefix = counted;
           continue;
         }
-        const entry = countRun(state, hash & 0x3fffffff, prefix, path[end], length, sign);
+        const entry = countRun(state, hash & 0x3fffffff, prefix, last, length, sign);
         if (entry === undefined) break;
-        seen.set(key, entry);
+        seenPrefix[seenCount] = prefix;
+        seenLast[seenCount] = last;
+        seenEntry[seenCount] = entry;
+        seenCount++;
         prefix = entry;
         continue;
       }
@@ -236,6 +254,11 @@ function countPath(state, observation, sign) {
       if (entry === undefined) break;
       prefix = entry;
     }
+  }
+  // Hold no entry past this path (an evicted one would stay reachable).
+  for (let i = 0; i < seenCount; i++) {
+    seenPrefix[i] = null;
+    seenEntry[i] = null;
   }
   return true;
 }

@@ -7,10 +7,13 @@
  *   params       spec of accepted parameters: { key: { type: 'int'|'number'|'string'|'enum'|'bool',
  *                default, min, max, maxLength, values } }; normalizeParams() enforces it.
  *   createState  (store) -> the view's incremental state.
- *   apply        (state, tx, observation, store) -> what changed: falsy (nothing), true (the
- *                whole view), or an array of scope keys (e.g. node public keys).
- *   evict        (state, tx, store) -> same; called once when a transmission leaves the store,
- *                with all its observations still attached. Must undo exactly what apply did.
+ *   apply        (state, tx, observation, store, scopesWatched) -> what changed: falsy (nothing),
+ *                true (the whole view), or an array of scope keys (e.g. node public keys).
+ *                `scopesWatched` is false while no one watches a scope (see versionFor): then
+ *                true serves as well as the keys, and a view may skip building their list.
+ *   evict        (state, tx, store, scopesWatched) -> same; called once when a transmission
+ *                leaves the store, with all its observations still attached. Must undo exactly
+ *                what apply did.
  *   snapshot     (state, params, store, now) -> plain JSON for clients. Must not mutate state.
  *   scopeOf      optional (params) -> the scope key (or array of keys) a snapshot with these
  *                params depends on.
@@ -107,14 +110,14 @@ function defineView(definition) {
         // written out here rather than in further wrapper calls (each a call the optimizer
         // cannot inline, the call sites seeing every view's function).
         apply(tx, observation, theStore) {
-          const changed = apply(state, tx, observation, theStore || store);
+          const changed = apply(state, tx, observation, theStore || store, scopeVersions.size > 0);
           if (!changed) return;
           const version = ++instance.version;
           if (countsChanges) state.changes++;
           if (scopeVersions.size > 0 && scopeOf && Array.isArray(changed)) recordScopes(changed, version);
         },
         evict(tx, theStore) {
-          const changed = evict(state, tx, theStore || store);
+          const changed = evict(state, tx, theStore || store, scopeVersions.size > 0);
           if (!changed) return;
           const version = ++instance.version;
           if (countsChanges) state.changes++;

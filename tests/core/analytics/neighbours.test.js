@@ -128,3 +128,24 @@ test('neighbours added to a filled store equals one fed live, and a node subscri
   engine.store.evictOldest();
   assert.equal(live.versionFor({ node: 'abcdef' }), before);
 });
+
+test('a watched key\'s version moves when a report or an eviction touches it, and only then', () => {
+  const { PacketStore } = require('../../../imports/core/store');
+  const store = new PacketStore({ maxTransmissions: 2 });
+  const view = store.addView(neighbours.create(store));
+  const t0 = Date.UTC(2026, 0, 1);
+  // GRP_TXT floods (header 0x15) with two one-byte hops, distinct payloads.
+  const flood = (hops, payload) => `1502${hops}11${payload}5566`;
+  const watched = view.versionFor({ node: 'aa' });
+  store.ingest({ raw: flood('bbcc', '01020304'), observerId: 'obs1', time: t0 });
+  assert.equal(view.versionFor({ node: 'aa' }), watched, 'a report without aa leaves its version');
+  assert.ok(view.versionFor({ node: 'bb' }) >= 0);
+  store.ingest({ raw: flood('aabb', '01020305'), observerId: 'obs1', time: t0 + 1000 });
+  const afterApply = view.versionFor({ node: 'aa' });
+  assert.ok(afterApply > watched, 'a report with aa moves its version');
+  const bbBefore = view.versionFor({ node: 'bb' });
+  // The third transmission evicts the first (bb, cc): bb moves, aa does not.
+  store.ingest({ raw: flood('ddee', '01020306'), observerId: 'obs1', time: t0 + 2000 });
+  assert.ok(view.versionFor({ node: 'bb' }) > bbBefore, 'evicting a report with bb moves its version');
+  assert.equal(view.versionFor({ node: 'aa' }), afterApply, 'neither the new report nor the eviction names aa');
+});

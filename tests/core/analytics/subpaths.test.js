@@ -195,3 +195,28 @@ test('subpaths added to a filled store equals one fed live', () => {
   const late = engine.store.addView(subpaths.create(engine.store));
   assertClose(late.snapshot({ limit: 100 }), engine.view('subpaths').snapshot({ limit: 100 }));
 });
+
+test('paths that repeat runs many times count each run once per path, through evictions', () => {
+  // Paths over three one-byte hops, up to 12 long: most repeat some run, often several times.
+  const random = seededRandom(8);
+  const store = new PacketStore({ maxTransmissions: 40 });
+  const view = store.addView(subpaths.create(store));
+  const hops = ['aa', 'bb', 'cc'];
+  const t0 = Date.UTC(2026, 0, 1);
+  for (let i = 0; i < 400; i++) {
+    const length = 2 + Math.floor(random() * 11);
+    let path = '';
+    for (let h = 0; h < length; h++) path += hops[Math.floor(random() * hops.length)];
+    // GRP_TXT flood with a distinct payload per packet, heard by one or two observers.
+    const raw = `15${length.toString(16).padStart(2, '0')}${path}11${(0x10000000 + i).toString(16)}5566`;
+    store.ingest({ raw, observerId: 'obs1', time: t0 + i * 1000 });
+    if (i % 3 === 0) store.ingest({ raw, observerId: 'obs2', time: t0 + i * 1000 + 10 });
+    if (i % 25 === 24) {
+      const params = view.normalizeParams({ limit: 100 });
+      assert.deepEqual(withoutUnits(view.snapshot(params)), bruteList(store, params), `after ${i + 1} packets`);
+    }
+  }
+  while (store.size > 0) store.evictOldest();
+  assert.equal(view.state.totalPaths, 0);
+  assert.ok(view.state.byLength.every((table) => table.size === 0));
+});
