@@ -99,6 +99,21 @@ async function heapUsedMB(url) {
   }
 }
 
+/**
+ * The hub's refresh time (snapshot + diff + the synchronous fan-out to every subscriber of the
+ * group) over its last 1,024 refreshes, from the server's health: { p50, p99 } ms or nulls.
+ * Read right after a window, the slowest refreshes are the window's (the most subscribers).
+ */
+async function publishRefreshMs(url, kind) {
+  try {
+    const health = await fetch(`${url}${kind === 'bare' ? '/health' : '/api/health'}`).then((r) => r.json());
+    const ms = (health.publish && health.publish.snapshotMs) || {};
+    return { p50: round(ms.p50, 2), p99: round(ms.p99, 2) };
+  } catch (err) {
+    return { p50: null, p99: null };
+  }
+}
+
 async function runConfig(study, config, { levels, windowS, subscriptions }) {
   const server = config.kind === 'bare'
     ? await startBareServer(study)
@@ -138,6 +153,7 @@ async function runConfig(study, config, { levels, windowS, subscriptions }) {
       const loadCoreBusy = coreBusyPct(cores0, coreTimes(), LOAD_CPU);
       const elapsed = (Date.now() - windowStarted) / 1000;
       const m = await pool.report();
+      const refresh = await publishRefreshMs(server.url, config.kind);
       const netCpuS = Math.max(0, cpuS - (idleCpuPct / 100) * elapsed);
       // Which side set the delay: a saturated load core or a lagging load process delays what
       // the clients record (the client is the limit); a saturated server core, the server.
@@ -158,6 +174,8 @@ async function runConfig(study, config, { levels, windowS, subscriptions }) {
         delay_p99_ms: m.delay.p99,
         delay_max_ms: m.delay.max,
         delay_samples: m.delay.count,
+        publish_refresh_p50_ms: refresh.p50,
+        publish_refresh_p99_ms: refresh.p99,
         updates: m.updates,
         updates_per_s: round(m.updates / elapsed, 1),
         server_cpu_s: round(cpuS, 3),
@@ -181,7 +199,7 @@ async function runConfig(study, config, { levels, windowS, subscriptions }) {
         errors: grown.errors.slice(0, 3),
       };
       steps.push(step);
-      study.log(`${config.label}: ${level} subscribers: p99 ${step.delay_p99_ms} ms, ${step.updates_per_s} updates/s, CPU ${step.server_cpu_pct}% (${step.net_cpu_us_per_update} us net/update), RSS +${step.rss_delta_mb} MB, ${step.bytes_per_subscriber_per_s} B/s per subscriber, load core ${step.load_core_busy_pct}% busy (load processes ${step.load_processes_cpu_pct}%), client lag p99 ${step.client_lag_p99_ms} ms${step.limited_by ? `, LIMITED BY ${step.limited_by}` : ''}`);
+      study.log(`${config.label}: ${level} subscribers: p99 ${step.delay_p99_ms} ms (hub refresh incl. fan-out p99 ${step.publish_refresh_p99_ms} ms), ${step.updates_per_s} updates/s, CPU ${step.server_cpu_pct}% (${step.net_cpu_us_per_update} us net/update), RSS +${step.rss_delta_mb} MB, ${step.bytes_per_subscriber_per_s} B/s per subscriber, load core ${step.load_core_busy_pct}% busy (load processes ${step.load_processes_cpu_pct}%), client lag p99 ${step.client_lag_p99_ms} ms${step.limited_by ? `, LIMITED BY ${step.limited_by}` : ''}`);
       if (m.clients < level * 0.9) { study.log(`${config.label}: only ${m.clients} of ${level} connected; stopping this series`); break; }
     }
   } finally {
