@@ -275,4 +275,4 @@ function joinChunkedFields(doc) {
   return out;
 }
 
-module.exports = { splitLargeFields, joinChunkedFields, chunkList, splitKeyedList, hashString, CHUNK_DEFAULTS, KEYED_LISTS, SEPARATOR, MOVING_SUFFIX };
+module.exports = { splitLargeFields, joinChunkedFields, chunkList, hashString, CHUNK_DEFAULTS, KEYED_LISTS, SEPARATOR, MOVING_SUFFIX };

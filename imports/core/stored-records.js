@@ -76,14 +76,6 @@ function hex8(value) {
   return (value >>> 0).toString(16).padStart(8, '0');
 }
 
-/** A content hash (16 lower-case hex digits) as two int32 halves, or null when it is not one. */
-function hashHalves(hash) {
-  if (typeof hash !== 'string' || hash.length !== 16) return null;
-  const high = hexInt32(hash, 0);
-  const low = hexInt32(hash, 8);
-  return high === null || low === null ? null : [high, low];
-}
-
 function snrOf(signal) {
   if (typeof signal !== 'number') return signal.snr;
   const code = signal & 0x1ff;
@@ -120,7 +112,7 @@ class StoredTransmission {
    * null; `observer` and `signal` (packSignal): the first observation.
    */
   constructor(hash, seq, time, raw, path, content, observer, signal) {
-    // Both halves parsed in place (hashHalves builds an array; this runs once per transmission).
+    // The content hash kept as two int32 halves, parsed in place (once per transmission).
     const high = typeof hash === 'string' && hash.length === 16 ? hexInt32(hash, 0) : null;
     const low = high === null ? null : hexInt32(hash, 8);
     if (low === null) throw new Error(`a stored transmission needs a 16-hex-digit content hash, got ${String(hash).slice(0, 40)}`);
@@ -322,4 +314,4 @@ for (const record of tagged) {
 }
 timeEpoch = null;
 
-module.exports = { StoredTransmission, StoredObservation, isFirstObservation, observationCountOf, observationAt, observationIndexOf, packSignal, hashHalves, hexInt32, timeOf, EMPTY_OBSERVATIONS, HEX_BYTE };
+module.exports = { StoredTransmission, StoredObservation, isFirstObservation, observationCountOf, observationAt, observationIndexOf, packSignal, hexInt32, timeOf, EMPTY_OBSERVATIONS, HEX_BYTE };

@@ -49,24 +49,19 @@ function countInto(map, key, delta, part) {
   }
 }
 
-/** The one observer id every observation of `tx` before index `end` shares, or null; builds no array. */
-function soleHearerBefore(tx, end) {
+/**
+ * The one observer id every observation of `tx` before index `end` (default: all of them)
+ * shares, or null; builds no array (stored transmissions build their list on each read).
+ */
+function soleHearer(tx, end = observationCountOf(tx)) {
   if (end === 0) return null;
   const id = observationAt(tx, 0).observer.id;
   for (let i = 1; i < end; i++) if (observationAt(tx, i).observer.id !== id) return null;
   return id;
 }
 
-/** The one observer id every observation of `observations[0..end)` shares, or null. */
-function soleHearer(observations, end) {
-  if (end === 0) return null;
-  const id = observations[0].observer.id;
-  for (let i = 1; i < end; i++) if (observations[i].observer.id !== id) return null;
-  return id;
-}
-
 function isHeardOnlyBy(tx, id) {
-  return soleHearer(tx.observations, tx.observations.length) === id;
+  return soleHearer(tx) === id;
 }
 
 function typeName(type) {
@@ -128,7 +123,7 @@ const definition = defineView({
       aggregate.unique++;
       return aggregate.scope;
     }
-    const previous = soleHearerBefore(tx, before);
+    const previous = soleHearer(tx, before);
     if (previous !== null && previous !== id) {
       state.observers.get(previous).unique--;
       return [id, previous];
@@ -151,7 +146,7 @@ const definition = defineView({
       }
       if (!changed.includes(id)) changed.push(id);
     }
-    const sole = soleHearer(tx.observations, tx.observations.length);
+    const sole = soleHearer(tx);
     if (sole !== null) state.observers.get(sole).unique--;
     for (const id of changed) {
       const aggregate = state.observers.get(id);
