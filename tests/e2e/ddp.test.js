@@ -10,34 +10,8 @@ const { startApp, MeteorUnavailableError } = require('../helpers/meteor-app');
 const { DdpClient } = require('../helpers/ddp-client');
 const { viewDocumentId } = require('../../imports/core/view-key');
 const { createSimulator } = require('../../imports/core/simulate');
-const { joinChunkedFields } = require('../../imports/core/field-chunks');
-
-const VOLATILE = new Set(['generatedAt', 'newestPacketAt']);
-
-// A published document as the UI reads it: big lists put back together (imports/core/field-chunks.js).
-function withoutVolatile(doc) {
-  const copy = { ...joinChunkedFields(doc) };
-  for (const key of VOLATILE) delete copy[key];
-  return copy;
-}
-
-async function postPackets(app, messages) {
-  const body = messages.map((m) => ({ raw: m.payload.raw, observer: m.topic.split('/')[2], region: m.topic.split('/')[1], SNR: m.payload.SNR, RSSI: m.payload.RSSI, origin: m.payload.origin }));
-  const response = await fetch(`${app.url}/api/packets`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': app.settings.apiKey }, body: JSON.stringify(body) });
-  assert.equal(response.status, 202, await response.clone().text());
-  return response.json();
-}
-
-function waitFor(predicate, timeoutMs = 10000) {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const timer = setInterval(() => {
-      let value;
-      try { value = predicate(); } catch (err) { value = null; }
-      if (value) { clearInterval(timer); resolve(value); } else if (Date.now() - started > timeoutMs) { clearInterval(timer); reject(new Error('condition not met in time')); }
-    }, 50);
-  });
-}
+const { withoutVolatile, postPackets } = require('../helpers/app-documents');
+const { waitUntil } = require('../helpers/async');
 
 test('views over DDP: publications, methods, validation, rate limits', { timeout: 15 * 60 * 1000 }, async (t) => {
   let app;
@@ -94,10 +68,10 @@ test('views over DDP: publications, methods, validation, rate limits', { timeout
     const before = { ...docs.get(viewDocumentId('stats', {})) };
     const signatures = new Map(subscribed.map(({ id }) => [id, JSON.stringify(withoutVolatile(docs.get(id)))]));
     await postPackets(app, sim.messages(200));
-    await waitFor(() => docs.get(viewDocumentId('stats', {})).transmissions > before.transmissions);
+    await waitUntil(() => docs.get(viewDocumentId('stats', {})).transmissions > before.transmissions, 'stats counts the new packets');
     for (const name of ['stats', 'packets', 'rf', 'topology', 'hashSizes', 'observers', 'nodes']) {
       const id = viewDocumentId(name, {});
-      await waitFor(() => JSON.stringify(withoutVolatile(docs.get(id))) !== signatures.get(id));
+      await waitUntil(() => JSON.stringify(withoutVolatile(docs.get(id))) !== signatures.get(id), `${name} changes`);
     }
     const statsDoc = client.collection('meshpulse.views').get(viewDocumentId('stats', {}));
     const statsMethod = await client.call('view.stats', [{}]);

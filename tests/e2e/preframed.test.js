@@ -14,29 +14,8 @@ const { startApp, MeteorUnavailableError } = require('../helpers/meteor-app');
 const { DdpClient } = require('../helpers/ddp-client');
 const { viewDocumentId } = require('../../imports/core/view-key');
 const { createSimulator } = require('../../imports/core/simulate');
-const { joinChunkedFields } = require('../../imports/core/field-chunks');
-
-const VOLATILE = new Set(['generatedAt', 'newestPacketAt']);
-function withoutVolatile(doc) {
-  const copy = { ...joinChunkedFields(doc) };
-  for (const key of VOLATILE) delete copy[key];
-  return copy;
-}
-
-async function postPackets(app, messages) {
-  const body = messages.map((m) => ({ raw: m.payload.raw, observer: m.topic.split('/')[2], region: m.topic.split('/')[1], SNR: m.payload.SNR, RSSI: m.payload.RSSI, origin: m.payload.origin }));
-  const response = await fetch(`${app.url}/api/packets`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': app.settings.apiKey }, body: JSON.stringify(body) });
-  assert.equal(response.status, 202, await response.clone().text());
-}
-
-async function waitFor(predicate, what, timeoutMs = 15000) {
-  const started = Date.now();
-  for (;;) {
-    if (await predicate()) return;
-    if (Date.now() - started > timeoutMs) throw new Error(`not met in ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const { withoutVolatile, postPackets } = require('../helpers/app-documents');
+const { waitUntil } = require('../helpers/async');
 
 for (const compression of ['off', 'meteor-default']) test(`compression ${compression}: raw and SockJS websocket clients read pre-framed shared messages`, { timeout: 15 * 60 * 1000 }, async (t) => {
   let app;
@@ -68,15 +47,15 @@ for (const compression of ['off', 'meteor-default']) test(`compression ${compres
     await postPackets(app, sim.messages(400));
     const statsId = viewDocumentId('stats', {});
     const nodesId = viewDocumentId('nodes', {});
-    await waitFor(async () => {
+    await waitUntil(async () => {
       const method = await raw.call('view.stats', [{}]);
       return clients.every((c) => c.collection('meshpulse.views').get(statsId).transmissions === method.transmissions);
-    }, 'both clients\' stats reach the method\'s transmission count');
+    }, 'both clients\' stats reach the method\'s transmission count', 15000);
     const nodesMethod = await raw.call('view.nodes', [{}]);
-    await waitFor(() => clients.every((c) => JSON.stringify(withoutVolatile(c.collection('meshpulse.views').get(nodesId))) === JSON.stringify(withoutVolatile(nodesMethod))), 'both clients\' nodes documents equal the method\'s');
+    await waitUntil(() => clients.every((c) => JSON.stringify(withoutVolatile(c.collection('meshpulse.views').get(nodesId))) === JSON.stringify(withoutVolatile(nodesMethod))), 'both clients\' nodes documents equal the method\'s', 15000);
     const packetsMethod = await raw.call('view.packets', [{ limit: 12 }]);
     const liveHashes = (c) => [...c.collection('meshpulse.live').keys()].sort();
-    await waitFor(() => clients.every((c) => JSON.stringify(liveHashes(c)) === JSON.stringify(packetsMethod.packets.map((p) => p.hash).sort())), 'both live feeds hold the method\'s 12 newest packets');
+    await waitUntil(() => clients.every((c) => JSON.stringify(liveHashes(c)) === JSON.stringify(packetsMethod.packets.map((p) => p.hash).sort())), 'both live feeds hold the method\'s 12 newest packets', 15000);
     // The two transports carried the same documents.
     assert.deepEqual(withoutVolatile(sockjs.collection('meshpulse.views').get(statsId)), withoutVolatile(raw.collection('meshpulse.views').get(statsId)));
     assert.deepEqual([...sockjs.collection('meshpulse.live').entries()].sort(), [...raw.collection('meshpulse.live').entries()].sort());
