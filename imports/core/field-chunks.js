@@ -91,45 +91,90 @@ function itemSignature(item) {
   return text === undefined ? 'null' : text;
 }
 
+// Item texts of immutable items, by identity: a frozen object whose own values are all
+// primitives can never change its JSON, so a view that hands out the same frozen item on every
+// snapshot (rf's scatter points) has it stringified and hashed once, not on every refresh.
+const immutableTexts = new WeakMap();
+
+function isImmutableFlat(item) {
+  if (!Object.isFrozen(item)) return false;
+  for (const key in item) {
+    const value = item[key];
+    if (value !== null && (typeof value === 'object' || typeof value === 'function')) return false;
+  }
+  return true;
+}
+
+/**
+ * Each item's JSON text, its hash (hashString of the text) and the list's JSON size:
+ * { parts, hashes, bytes }. Frozen flat items come from the cache above.
+ */
+function itemTexts(list) {
+  const parts = new Array(list.length);
+  const hashes = new Array(list.length);
+  let bytes = list.length > 0 ? list.length + 1 : 2; // brackets and commas
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    const frozen = item !== null && typeof item === 'object' && Object.isFrozen(item);
+    let known = frozen ? immutableTexts.get(item) : undefined;
+    if (known === undefined) {
+      const text = itemSignature(item);
+      known = { text, hash: hashString(text) };
+      if (frozen && isImmutableFlat(item)) immutableTexts.set(item, known);
+    }
+    parts[i] = known.text;
+    hashes[i] = known.hash;
+    bytes += known.text.length;
+  }
+  return { parts, hashes, bytes };
+}
+
 /**
  * Cut `list` into chunks: [{ id, items, signature }] where signature === JSON.stringify(items).
- * Ids are unique within the list (a repeated chunk gets a suffix).
+ * Ids are unique within the list (a repeated chunk gets a suffix). `texts` (from itemTexts) when
+ * the caller already has them; a chunk's id folds its items' hashes (no second pass over its text).
  */
-function chunkList(list, averageItems) {
+function chunkList(list, averageItems, texts = itemTexts(list)) {
+  const { parts, hashes } = texts;
   const chunks = [];
   const used = new Map();
-  let items = [];
-  let parts = [];
-  const close = () => {
-    const signature = `[${parts.join(',')}]`;
-    let id = hashString(signature).toString(36);
+  let from = 0;
+  let fold = 0x811c9dc5;
+  const close = (to) => {
+    const signature = `[${parts.slice(from, to).join(',')}]`;
+    let id = (Math.imul(fold ^ (to - from), 0x01000193) >>> 0).toString(36);
     const seen = used.get(id) || 0;
     used.set(id, seen + 1);
     if (seen > 0) id = `${id}.${seen}`;
-    chunks.push({ id, items, signature });
-    items = [];
-    parts = [];
+    chunks.push({ id, items: list.slice(from, to), signature });
+    from = to;
+    fold = 0x811c9dc5;
   };
-  for (const item of list) {
-    const signature = itemSignature(item);
-    items.push(item);
-    parts.push(signature);
-    if (hashString(signature) % averageItems === 0) close();
+  for (let i = 0; i < list.length; i++) {
+    fold = Math.imul(fold ^ hashes[i], 0x01000193);
+    if (hashes[i] % averageItems === 0) close(i + 1);
   }
-  if (items.length > 0 || chunks.length === 0) close();
+  if (from < list.length || chunks.length === 0) close(list.length);
   return chunks;
 }
 
-/** The big list inside a field's value: { path, list, size } or null. */
-function findList(value, signature, minBytes) {
-  if (Array.isArray(value)) return signature.length >= minBytes ? { path: [], list: value } : null;
-  if (!isPlainObject(value) || signature.length < minBytes) return null;
+/**
+ * The big list inside a field's value: { path, list, texts } or null. Each candidate list's
+ * items are stringified once here (their texts give its exact JSON size) and reused by
+ * chunkList; the whole field is never stringified when a list of it is split.
+ */
+function findList(value, minBytes) {
+  if (Array.isArray(value)) {
+    const texts = itemTexts(value);
+    return { path: [], list: value, texts, big: texts.bytes >= minBytes };
+  }
+  if (!isPlainObject(value)) return null;
   let best = null;
   for (const key of Object.keys(value)) {
     const inner = value[key];
     if (!Array.isArray(inner)) continue;
-    const size = JSON.stringify(inner).length;
-    if (size >= minBytes && (!best || size > best.size)) best = { path: [key], list: inner, size };
+    const texts = itemTexts(inner);
+    if (texts.bytes >= minBytes && (!best || texts.bytes > best.texts.bytes)) best = { path: [key], list: inner, texts, big: true };
   }
   return best;
 }
@@ -180,24 +225,45 @@ function splitLargeFields(snapshot, options = {}) {
   const names = Object.keys(snapshot);
   const ambiguous = names.some((name) => name.includes(SEPARATOR));
   let chunked = 0;
+  const plain = (name, value, signature) => {
+    fields[name] = value;
+    signatures.set(name, signature);
+  };
   for (const name of names) {
     const value = snapshot[name];
-    const signature = JSON.stringify(value);
-    const found = ambiguous || !(settings.minBytes > 0) || signature === undefined ? null : findList(value, signature, settings.minBytes);
+    if (ambiguous || !(settings.minBytes > 0)) {
+      plain(name, value, JSON.stringify(value));
+      continue;
+    }
+    // A keyed list's size is that of what it would be sent as (stable items + moving part), so
+    // its items are stringified once, as stable items, not once more as they came.
+    const spec = keyed && Array.isArray(value) ? keyed[name] : null;
+    const split = spec ? splitKeyedList(value, spec) : null;
+    let found = null;
+    let movingText = null;
+    if (split) {
+      const texts = itemTexts(split.stable);
+      movingText = JSON.stringify({ order: split.order, columns: split.columns });
+      if (texts.bytes + movingText.length >= settings.minBytes) found = { path: [], list: split.stable, texts };
+    } else {
+      found = findList(value, settings.minBytes);
+      if (found && !found.big) {
+        // An array too small to split: its JSON is its items' texts, already made.
+        plain(name, value, `[${found.texts.parts.join(',')}]`);
+        continue;
+      }
+    }
     if (!found) {
-      fields[name] = value;
-      signatures.set(name, signature);
+      plain(name, value, JSON.stringify(value));
       continue;
     }
     chunked++;
-    const spec = keyed && found.path.length === 0 ? keyed[name] : null;
-    const split = spec ? splitKeyedList(found.list, spec) : null;
     // Smaller chunks for a keyed list: an item entering or leaving a page (the nodes page is
     // the 100 most recently heard) then resends a few items, not sixteen.
     // A short list (the home page's 16 newest packets) gets at least ~8 chunks: with 16 items a
     // chunk it was one chunk, resent whole when a single packet arrived.
     const averageItems = split ? settings.keyedAverageItems : Math.max(2, Math.min(settings.averageItems, Math.round(found.list.length / 8)));
-    const chunks = chunkList(split ? split.stable : found.list, Math.max(1, Math.floor(averageItems)));
+    const chunks = chunkList(found.list, Math.max(1, Math.floor(averageItems)), found.texts);
     for (const chunk of chunks) {
       const field = `${name}${SEPARATOR}${chunk.id}`;
       fields[field] = chunk.items;
@@ -207,10 +273,9 @@ function splitLargeFields(snapshot, options = {}) {
     const index = { chunks: chunks.map((chunk) => chunk.id), path: found.path, base };
     if (split) {
       index.moving = spec.moving.slice();
-      const moving = { order: split.order, columns: split.columns };
       const movingField = `${name}${SEPARATOR}${MOVING_SUFFIX}`;
-      fields[movingField] = moving;
-      signatures.set(movingField, JSON.stringify(moving));
+      fields[movingField] = { order: split.order, columns: split.columns };
+      signatures.set(movingField, movingText);
     }
     fields[`${name}${SEPARATOR}`] = index;
     signatures.set(`${name}${SEPARATOR}`, JSON.stringify(index));
@@ -275,4 +340,4 @@ function joinChunkedFields(doc) {
   return out;
 }
 
-module.exports = { splitLargeFields, joinChunkedFields, chunkList, hashString, CHUNK_DEFAULTS, KEYED_LISTS, SEPARATOR, MOVING_SUFFIX };
+module.exports = { splitLargeFields, joinChunkedFields, chunkList, itemTexts, hashString, CHUNK_DEFAULTS, KEYED_LISTS, SEPARATOR, MOVING_SUFFIX };

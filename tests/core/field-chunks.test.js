@@ -167,3 +167,37 @@ test('the hub\'s keyed lists name fields the views really send', () => {
     }
   }
 });
+
+test('itemTexts gives each item\'s own JSON text and hash; frozen flat items keep theirs, others are read again', () => {
+  const { itemTexts, hashString } = require('../../imports/core/field-chunks');
+  const tricky = [
+    { s: 'a,b', t: '[x]', u: '{y}', q: 'say "hi", then \\ go', n: null },
+    'plain, with comma', '', [1, [2, 3], { a: [] }], {}, [], undefined, () => 1, new Date(0), -0.5e-7,
+    'emoji \u{1F4E1} and \u2028 line sep', true,
+  ];
+  for (const list of [tricky, [], [tricky[0]], window(3, 40)]) {
+    const texts = itemTexts(list);
+    assert.equal(`[${texts.parts.join(',')}]`, JSON.stringify(list));
+    assert.equal(texts.bytes, JSON.stringify(list).length);
+    list.forEach((item, i) => assert.equal(texts.hashes[i], hashString(texts.parts[i]), `hash of item ${i}`));
+    for (const average of [1, 2, 3]) {
+      const chunks = chunkList(list, average);
+      for (const chunk of chunks) assert.equal(chunk.signature, JSON.stringify(chunk.items));
+      assert.deepEqual(chunks.flatMap((c) => c.items), list);
+    }
+  }
+  // A frozen item with a nested object may still change inside: never cached.
+  const nested = Object.freeze({ a: 1, inner: { b: 2 } });
+  assert.equal(itemTexts([nested]).parts[0], '{"a":1,"inner":{"b":2}}');
+  nested.inner.b = 3;
+  assert.equal(itemTexts([nested]).parts[0], '{"a":1,"inner":{"b":3}}');
+  // A mutable item is read again every time.
+  const mutable = { a: 1 };
+  itemTexts([mutable]);
+  mutable.a = 2;
+  assert.equal(itemTexts([mutable]).parts[0], '{"a":2}');
+  // A frozen flat item is read once: the same object gives the same text (and hash) object.
+  const point = Object.freeze({ time: 1, snr: -3.5, rssi: -101, hash: 'ab' });
+  assert.equal(itemTexts([point]).parts[0], '{"time":1,"snr":-3.5,"rssi":-101,"hash":"ab"}');
+  assert.equal(itemTexts([point, point]).parts[1], itemTexts([point]).parts[0]);
+});

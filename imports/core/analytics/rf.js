@@ -81,7 +81,7 @@ function scatterAdd(scatter, tx, observation, time, snr, rssi) {
     const first = entries[0];
     if ((time - first.time || tx.seq - first.seq || index - first.index) < 0) return;
   }
-  const entry = { time, seq: tx.seq, index, snr, rssi, tx };
+  const entry = { time, seq: tx.seq, index, snr, rssi, tx, point: undefined };
   let at = entries.length;
   entries.push(entry);
   while (at > 0 && scatterOrder(entry, entries[at - 1]) < 0) {
@@ -121,7 +121,7 @@ function scatterRebuild(scatter, leaving, store) {
   store.fifo.forEachOldest((tx) => {
     if (tx === leaving) return;
     tx.observations.forEach((observation, index) => {
-      if (hasBoth(observation)) all.push({ time: observation.time, seq: tx.seq, index, snr: observation.snr, rssi: observation.rssi, tx });
+      if (hasBoth(observation)) all.push({ time: observation.time, seq: tx.seq, index, snr: observation.snr, rssi: observation.rssi, tx, point: undefined });
     });
   });
   all.sort(scatterOrder);
@@ -198,7 +198,10 @@ function snapshot(state, params, store) {
   const points = [];
   for (let i = entries.length - 1; i >= 0 && points.length < SCATTER_POINTS; i--) {
     const entry = entries[i];
-    points.push({ time: entry.time, snr: entry.snr, rssi: entry.rssi, hash: entry.tx.hash });
+    // Made once per entry and frozen: the publish hub's chunker then stringifies a point once
+    // (field-chunks.js keeps the text of frozen flat items), not on every refresh.
+    if (entry.point === undefined) entry.point = Object.freeze({ time: entry.time, snr: entry.snr, rssi: entry.rssi, hash: entry.tx.hash });
+    points.push(entry.point);
   }
   return {
     units: {
