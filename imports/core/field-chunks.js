@@ -159,24 +159,52 @@ function chunkList(list, averageItems, texts = itemTexts(list)) {
 }
 
 /**
- * The big list inside a field's value: { path, list, texts } or null. Each candidate list's
- * items are stringified once here (their texts give its exact JSON size) and reused by
- * chunkList; the whole field is never stringified when a list of it is split.
+ * A list's JSON size, the cheaper way: item by item when its items are frozen (their texts are
+ * cached, see itemTexts), else one JSON.stringify of the whole list, itemized only if it is
+ * then split. { bytes, text } or { bytes, texts }.
  */
-function findList(value, minBytes) {
-  if (Array.isArray(value)) {
-    const texts = itemTexts(value);
-    return { path: [], list: value, texts, big: texts.bytes >= minBytes };
+function measureList(list) {
+  const first = list.length > 0 ? list[0] : null;
+  if (first !== null && typeof first === 'object' && Object.isFrozen(first)) {
+    const texts = itemTexts(list);
+    return { bytes: texts.bytes, text: null, texts };
   }
-  if (!isPlainObject(value)) return null;
+  const text = JSON.stringify(list);
+  return { bytes: text.length, text, texts: null };
+}
+
+const listText = (measured) => (measured.text !== null ? measured.text : `[${measured.texts.parts.join(',')}]`);
+
+/**
+ * How a field's value is sent: { found: { path, list, texts } } when a list in it (the value
+ * itself, or an array property of a plain object) is at least `minBytes` of JSON, else
+ * { signature } (its JSON text). Every part of the value is stringified once: a plain object's
+ * signature is put together from its properties' texts, the way JSON.stringify writes it.
+ */
+function describeField(value, minBytes) {
+  if (Array.isArray(value)) {
+    const measured = measureList(value);
+    if (measured.bytes < minBytes) return { signature: listText(measured) };
+    return { found: { path: [], list: value, texts: measured.texts || itemTexts(value) } };
+  }
+  if (!isPlainObject(value) || typeof value.toJSON === 'function') return { signature: JSON.stringify(value) };
+  const pieces = [];
   let best = null;
   for (const key of Object.keys(value)) {
     const inner = value[key];
-    if (!Array.isArray(inner)) continue;
-    const texts = itemTexts(inner);
-    if (texts.bytes >= minBytes && (!best || texts.bytes > best.texts.bytes)) best = { path: [key], list: inner, texts, big: true };
+    if (Array.isArray(inner)) {
+      const measured = measureList(inner);
+      if (measured.bytes >= minBytes && (!best || measured.bytes > best.measured.bytes)) best = { key, list: inner, measured };
+      // Once a list is to be split the object's own text is never needed.
+      if (!best) pieces.push(`${JSON.stringify(key)}:${listText(measured)}`);
+      continue;
+    }
+    if (best) continue;
+    const text = JSON.stringify(inner);
+    if (text !== undefined) pieces.push(`${JSON.stringify(key)}:${text}`);
   }
-  return best;
+  if (best) return { found: { path: [best.key], list: best.list, texts: best.measured.texts || itemTexts(best.list) } };
+  return { signature: `{${pieces.join(',')}}` };
 }
 
 /**
@@ -246,12 +274,12 @@ function splitLargeFields(snapshot, options = {}) {
       movingText = JSON.stringify({ order: split.order, columns: split.columns });
       if (texts.bytes + movingText.length >= settings.minBytes) found = { path: [], list: split.stable, texts };
     } else {
-      found = findList(value, settings.minBytes);
-      if (found && !found.big) {
-        // An array too small to split: its JSON is its items' texts, already made.
-        plain(name, value, `[${found.texts.parts.join(',')}]`);
+      const described = describeField(value, settings.minBytes);
+      if (!described.found) {
+        plain(name, value, described.signature);
         continue;
       }
+      found = described.found;
     }
     if (!found) {
       plain(name, value, JSON.stringify(value));

@@ -201,3 +201,20 @@ test('itemTexts gives each item\'s own JSON text and hash; frozen flat items kee
   assert.equal(itemTexts([point]).parts[0], '{"time":1,"snr":-3.5,"rssi":-101,"hash":"ab"}');
   assert.equal(itemTexts([point, point]).parts[1], itemTexts([point]).parts[0]);
 });
+
+test('a field\'s signature is exactly its JSON, however it was put together', () => {
+  const frozenPoints = Array.from({ length: 30 }, (_, i) => Object.freeze(point(i)));
+  const snapshot = {
+    n: 1, s: 'x"y', nil: null, missing: undefined, fn: () => 1, date: new Date(5),
+    obj: { a: [1, 2], b: undefined, c: { d: [point(1)] }, '1': 'numeric key first', 'é"q': [] },
+    withToJSON: { toJSON: () => ({ replaced: true }), a: [1] },
+    frozenList: frozenPoints,
+    wrapper: { eligible: 3, points: frozenPoints, tail: [point(2)] },
+    arr: [point(3), undefined, [1, { x: [2] }]],
+  };
+  for (const minBytes of [1, 64, 4096]) {
+    const { fields, signatures } = splitLargeFields(snapshot, { minBytes, averageItems: 4 });
+    for (const [name, value] of Object.entries(fields)) assert.equal(signatures.get(name), JSON.stringify(value), `signature of ${name} at ${minBytes}`);
+    assert.deepEqual(JSON.parse(JSON.stringify(joinChunkedFields(JSON.parse(JSON.stringify(fields))))), JSON.parse(JSON.stringify(snapshot)), `round trip at ${minBytes}`);
+  }
+});
