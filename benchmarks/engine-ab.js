@@ -7,14 +7,17 @@
  * ingesting the same reports in alternating chunks, see the same machine at the same moments.
  *
  *   node benchmarks/engine-ab.js --base=<commit> [--new=<commit>|HEAD] [--profile=large|default]
- *        [--reports=150000] [--pairs=1] [--chunk=2000] [--cpu=1]
+ *        [--reports=150000] [--pairs=1] [--chunk=2000] [--cpu=1] [--views=name,name]
  *
  * Each commit's `imports/` is extracted (`git archive`) into a temporary tree that uses this
  * checkout's node_modules. The simulator of the `--new` tree generates the reports once; each
  * pair runs two processes, base engine first and new engine first (the second engine created in
  * a process runs a few percent slower), and prints the order-corrected ratio
- * sqrt((new/base first run) x (new/base second run)) of ingest per CPU-second, every view on.
- * `--cpu=N` pins the processes with taskset. Prints JSON lines; writes nothing in the checkout.
+ * sqrt((new/base first run) x (new/base second run)) of ingest per CPU-second, every view on
+ * unless `--views` names some.
+ * `--cpu=N` pins the processes with taskset. `--views=` builds only the named views (the store
+ * always runs): a change inside one view is then most of what is measured, not a few percent
+ * of every view's time lost in the machine's noise. Prints JSON lines; writes nothing in the checkout.
  * A development tool: published rates come from `npm run bench:core`.
  */
 const fs = require('fs');
@@ -30,10 +33,11 @@ function argValue(name, fallback) {
 }
 
 /** Child: ingest `reportsFile` into one engine per root, alternating chunks; print CPU per root. */
-function runChild([reportsFile, chunkText, ...roots]) {
+function runChild([reportsFile, chunkText, viewsText, ...roots]) {
   const data = JSON.parse(fs.readFileSync(reportsFile, 'utf8'));
   const chunk = Number(chunkText);
-  const engines = roots.map((root) => require(path.join(root, 'imports/core/engine')).createEngine({ channels: data.channels, store: { memoryBudgetBytes: 64 * 1024 ** 3 } }));
+  const views = viewsText === '*' ? undefined : viewsText.split(',').filter((name) => name !== '');
+  const engines = roots.map((root) => require(path.join(root, 'imports/core/engine')).createEngine({ channels: data.channels, views, store: { memoryBudgetBytes: 64 * 1024 ** 3 } }));
   // Each engine gets its own copies: nothing mutable is shared between them.
   const copies = roots.map(() => data.reports.map((report) => ({ ...report })));
   const cpu = roots.map(() => 0);
@@ -74,8 +78,8 @@ function generateReports(root, profile, count, file) {
   fs.writeFileSync(file, JSON.stringify({ channels: sim.channels.map((c) => ({ name: c.name, key: c.key })), reports }));
 }
 
-function runPair(reportsFile, chunk, first, second, cpu) {
-  const args = ['--max-old-space-size=8192', __filename, '--child', reportsFile, String(chunk), first, second];
+function runPair(reportsFile, chunk, views, first, second, cpu) {
+  const args = ['--max-old-space-size=8192', __filename, '--child', reportsFile, String(chunk), views, first, second];
   const command = cpu === null ? process.execPath : 'taskset';
   const result = spawnSync(command, cpu === null ? args : ['-c', String(cpu), process.execPath, ...args], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
   if (result.status !== 0) throw new Error(`A/B child failed: ${result.stderr || result.error}`);
@@ -91,6 +95,11 @@ function main() {
   const count = Number(argValue('reports', '150000'));
   const pairs = Number(argValue('pairs', '1'));
   const chunk = Number(argValue('chunk', '2000'));
+  const views = argValue('views', '*'); // '*': every view
+  if (views !== '*') {
+    const { VIEWS_BY_NAME } = require(path.join(ROOT, 'imports/core/analytics'));
+    for (const name of views.split(',')) if (!VIEWS_BY_NAME.has(name)) throw new Error(`--views: unknown view "${name}"; known: ${Array.from(VIEWS_BY_NAME.keys()).join(', ')}`);
+  }
   const cpuArg = argValue('cpu', null);
   const cpu = cpuArg === null ? null : Number(cpuArg);
   if (!(Number.isInteger(count) && count >= 10000)) throw new Error('--reports must be an integer of at least 10000');
@@ -102,8 +111,8 @@ function main() {
     const reportsFile = path.join(dir, 'reports.json');
     generateReports(newRoot, profile, count, reportsFile);
     for (let pair = 1; pair <= pairs; pair++) {
-      const baseFirst = runPair(reportsFile, chunk, baseRoot, newRoot, cpu);
-      const newFirst = runPair(reportsFile, chunk, newRoot, baseRoot, cpu);
+      const baseFirst = runPair(reportsFile, chunk, views, baseRoot, newRoot, cpu);
+      const newFirst = runPair(reportsFile, chunk, views, newRoot, baseRoot, cpu);
       const ratioBaseFirst = baseFirst.perCpuSecond[1] / baseFirst.perCpuSecond[0];
       const ratioNewFirst = newFirst.perCpuSecond[0] / newFirst.perCpuSecond[1];
       console.log(JSON.stringify({
@@ -111,6 +120,7 @@ function main() {
         load: os.loadavg().map((l) => Math.round(l * 100) / 100),
         commits,
         profile,
+        views,
         reports: count,
         pair,
         base_first_per_cpu_s: { base: baseFirst.perCpuSecond[0], new: baseFirst.perCpuSecond[1] },
