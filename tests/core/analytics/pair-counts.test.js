@@ -52,4 +52,13 @@ test('pair-counts: entries, sums, owner lists and deletion match a brute-force M
     const wanted = [...expected.keys()].filter((k) => k.startsWith(`${owner},`)).map((k) => Number(k.split(',')[1]));
     assert.deepStrictEqual(listed.sort((a, b) => a - b), wanted.sort((a, b) => a - b));
   }
+  // Drain: every entry freed, every owner's list empty, and the table usable again after its reset.
+  for (const [key] of expected) {
+    const [owner, item] = key.split(',').map(Number);
+    table.remove(table.find(owner, item), listOf(owner));
+  }
+  assert.strictEqual(table.size, 0);
+  for (const list of lists.values()) assert.strictEqual(list.head, -1);
+  const again = table.entry(3, 4, { head: -1 });
+  assert.strictEqual(table.find(3, 4), again);
 });
