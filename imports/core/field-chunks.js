@@ -96,10 +96,15 @@ function itemSignature(item) {
 // snapshot (rf's scatter points) has it stringified and hashed once, not on every refresh.
 const immutableTexts = new WeakMap();
 
+// Only plain objects and arrays: a frozen Date still changes (setTime), and a frozen getter may
+// return something new on every read, so only own data properties holding primitives count.
 function isImmutableFlat(item) {
-  if (!Object.isFrozen(item)) return false;
-  for (const key in item) {
-    const value = item[key];
+  if (!Object.isFrozen(item) || !(Array.isArray(item) || isPlainObject(item))) return false;
+  const descriptors = Object.getOwnPropertyDescriptors(item);
+  for (const key of Object.keys(descriptors)) {
+    const descriptor = descriptors[key];
+    if (!('value' in descriptor)) return false;
+    const value = descriptor.value;
     if (value !== null && (typeof value === 'object' || typeof value === 'function')) return false;
   }
   return true;

@@ -191,6 +191,15 @@ test('itemTexts gives each item\'s own JSON text and hash; frozen flat items kee
   assert.equal(itemTexts([nested]).parts[0], '{"a":1,"inner":{"b":2}}');
   nested.inner.b = 3;
   assert.equal(itemTexts([nested]).parts[0], '{"a":1,"inner":{"b":3}}');
+  // A frozen Date, or a frozen object with a getter, can still change: never cached.
+  const date = Object.freeze(new Date(0));
+  assert.equal(itemTexts([date]).parts[0], JSON.stringify(new Date(0)));
+  date.setTime(1000);
+  assert.equal(itemTexts([date]).parts[0], JSON.stringify(new Date(1000)));
+  let reading = 0;
+  const getter = Object.freeze({ get n() { reading++; return reading; } });
+  const first = itemTexts([getter]).parts[0];
+  assert.notEqual(itemTexts([getter]).parts[0], first);
   // A mutable item is read again every time.
   const mutable = { a: 1 };
   itemTexts([mutable]);
