@@ -14,17 +14,21 @@
  * so caches see realistic change), each refresh timed as snapshot, and split with the hub's
  * own options (CHUNK_DEFAULTS, KEYED_LISTS). The whole set is repeated R times (default 5),
  * alternating views; medians are reported with their spread. One process, pin it with taskset.
- * Writes benchmarks/results/latest/hub-refresh.json.
+ * Writes benchmarks/results/latest/hub-refresh.json, or `--out=FILE` (development and tests).
  */
 const { createSimulator } = require('../imports/core/simulate');
 const { parseObserverMessage } = require('../imports/core/observer-message');
 const { createEngine } = require('../imports/core/engine');
 const { splitLargeFields, CHUNK_DEFAULTS, KEYED_LISTS } = require('../imports/core/field-chunks');
+const fs = require('fs');
 const { writeResult } = require('./lib/results');
 
 const argValue = (name) => (process.argv.find((arg) => arg.startsWith(`--${name}=`)) || '').slice(name.length + 3) || null;
 const REPORTS = Number(argValue('reports') || 30000);
 const ROUNDS = Number(argValue('rounds') || 5);
+const OUT = argValue('out');
+if (!(Number.isInteger(REPORTS) && REPORTS >= 1000)) throw new Error(`--reports must be an integer of at least 1000, not ${argValue('reports')}`);
+if (!(Number.isInteger(ROUNDS) && ROUNDS >= 1)) throw new Error(`--rounds must be a positive integer, not ${argValue('rounds')}`);
 const REFRESHES = 100;
 const REPORTS_BETWEEN = 12;
 // The home dashboard's views (tests/artillery/processor.js DASHBOARD_VIEWS) and their refreshes
@@ -102,7 +106,8 @@ function main() {
   };
   for (const [name, v] of Object.entries(views)) console.log(`${name.padEnd(9)} ${String(v.document_bytes).padStart(6)} B  snapshot ${v.snapshot_ms_median} ms  split ${v.split_ms_median} ms (${v.split_ms_spread.min}-${v.split_ms_spread.max})`);
   console.log(`home dashboard: ${result.dashboard_refresh_ms_per_s} ms of refresh work per second`);
-  writeResult('hub-refresh', result);
+  if (OUT) fs.writeFileSync(OUT, `${JSON.stringify(result, null, 2)}\n`);
+  else writeResult('hub-refresh', result);
 }
 
 main();
