@@ -26,6 +26,7 @@ const fs = require('fs');
 const path = require('path');
 const { runStudy, sleep } = require('./lib/study');
 const { createClientPool, measureWindow } = require('./lib/client-pool');
+const { median } = require('./lib/report');
 const { WEBSOCKET_COMPRESSION_PRESETS, DEFAULT_PRESET, supportsThreshold } = require('../imports/core/compression');
 const { websocketCompressionFor } = require('../scripts/start');
 const { dashboardSubscriptions } = require('../tests/artillery/processor');
@@ -105,13 +106,6 @@ async function measurePreset(study, preset, windowS) {
     await pool.close();
     await server.stop();
   }
-}
-
-function median(values) {
-  const sorted = values.filter((v) => v !== null && v !== undefined && Number.isFinite(v)).sort((a, b) => a - b);
-  if (!sorted.length) return null;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 function mean(values) {

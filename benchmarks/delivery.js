@@ -29,6 +29,7 @@ const fs = require('fs');
 const http = require('http');
 const { runStudy, sleep } = require('./lib/study');
 const { runArtillery } = require('./lib/artillery');
+const { median } = require('./lib/report');
 const { startSampler, cpuSeconds, summarize, coreTimes, coreBusyPct, coreBusyBetween, startCpuTrack, cpuAt, cpuRate, presence, userSeconds } = require('./lib/sampler');
 const { SERVER_CPU, LOAD_CPU } = require('./lib/study');
 const { websocketCompressionEnv, DEFAULT_PRESET } = require('../imports/core/compression');
@@ -318,12 +319,6 @@ async function runBrowser(study, load) {
   };
 }
 
-const median = (values) => {
-  const sorted = values.filter((v) => v !== null && Number.isFinite(v)).sort((x, y) => x - y);
-  if (!sorted.length) return null;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 const spread = (values) => {
   const kept = values.filter((v) => v !== null && Number.isFinite(v));
   return kept.length ? { min: Math.min(...kept), max: Math.max(...kept), n: kept.length } : null;

@@ -22,6 +22,7 @@ const { createEngine } = require('../imports/core/engine');
 const { splitLargeFields, CHUNK_DEFAULTS, KEYED_LISTS } = require('../imports/core/field-chunks');
 const fs = require('fs');
 const { writeResult } = require('./lib/results');
+const { median } = require('./lib/report');
 
 const argValue = (name) => (process.argv.find((arg) => arg.startsWith(`--${name}=`)) || '').slice(name.length + 3) || null;
 const REPORTS = Number(argValue('reports') || 30000);
@@ -34,12 +35,6 @@ const REPORTS_BETWEEN = 12;
 // The home dashboard's views (tests/artillery/processor.js DASHBOARD_VIEWS) and their refreshes
 // per second at the hub's defaults (publish.viewIntervalMs; 250 ms otherwise) under steady traffic.
 const VIEWS = { stats: 4, nodes: 1, rf: 1, topology: 1, channels: 4 };
-
-function median(values) {
-  const sorted = values.slice().sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 const round3 = (value) => Math.round(value * 1000) / 1000;
 

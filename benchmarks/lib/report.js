@@ -8,6 +8,14 @@ function percentile(sorted, p) {
   return sorted[rank];
 }
 
+/** Median of the finite numbers in `values` (mean of the middle two when even), or null if none. */
+function median(values) {
+  const sorted = values.filter((v) => v !== null && v !== undefined && Number.isFinite(v)).sort((a, b) => a - b);
+  if (!sorted.length) return null;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
 const fmt = (value) => (value === null || value === undefined ? 'n/a' : typeof value === 'number' ? value.toLocaleString('en-US') : String(value));
 
 function verdict(ok) {
@@ -97,7 +105,7 @@ function renderCoreReport(result, quickResult) {
   return lines.join('\n');
 }
 
-module.exports = { percentile, renderCoreReport, fmt };
+module.exports = { percentile, median, renderCoreReport, fmt };
 
 function renderServerReport(result) {
   const reloadKey = result.quick ? 'reload_100k_s' : 'reload_1m_s';
