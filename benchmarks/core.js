@@ -34,9 +34,11 @@ const { percentile, renderCoreReport } = require('./lib/report');
 const { writeResult, readResult } = require('./lib/results');
 const { hostileStream } = require('../imports/core/simulate/hostile');
 const { resolvePath } = require('../imports/core/hop-resolver');
+const crypto = require('crypto');
+const { backend: ed25519Backend, createVerifier } = require('../imports/core/ed25519');
 
 const quick = process.argv.includes('--quick');
-const only = (process.argv.find((arg) => arg.startsWith('--only=')) || '').slice(7) || null; // profiles | hostile | hops
+const only = (process.argv.find((arg) => arg.startsWith('--only=')) || '').slice(7) || null; // profiles | hostile | hops | verification
 // Development flags (a published run uses none): --profile=default|large measures that mesh alone
 // (no advert-verification or hop-resolution part), --reports=N ingests N reports per mesh, and
 // --out=FILE writes the JSON there (nothing under benchmarks/results/, no merge with a previous run).
@@ -312,8 +314,11 @@ function measureAdvertVerification() {
   const median = (values) => values.slice().sort((a, b) => a - b)[1];
   const on = median(rates.on);
   const off = median(rates.off);
-  console.log(`advert verification: ${Math.round(on)}/s with, ${Math.round(off)}/s without (cost ${(100 * (1 - on / off)).toFixed(1)}%)`);
+  const perBackend = verifyMicrosPerBackend();
+  console.log(`advert verification (${ed25519Backend}): ${Math.round(on)}/s with, ${Math.round(off)}/s without (cost ${(100 * (1 - on / off)).toFixed(1)}%); µs per check: ${JSON.stringify(perBackend)}`);
   return {
+    backend: ed25519Backend,
+    verify_us_per_check: perBackend,
     reports: count,
     advert_reports: adverts,
     ingest_per_s_verified: Math.round(on),
@@ -321,6 +326,27 @@ function measureAdvertVerification() {
     rounds: rates.on.length,
     cost_share: round(1 - on / off, 3),
   };
+}
+
+/** CPU µs per Ed25519 check with each backend that loads here (median of 3 runs of 2,000 checks). */
+function verifyMicrosPerBackend() {
+  const { privateKey, publicKey } = crypto.generateKeyPairSync('ed25519');
+  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x, 'base64url');
+  const message = Buffer.alloc(100, 7);
+  const signature = crypto.sign(null, message, privateKey);
+  const result = {};
+  for (const prefer of ['node', 'libsodium']) {
+    const verifier = createVerifier(prefer);
+    if (verifier.name in result) continue; // libsodium did not load: it fell back to node
+    const runs = [];
+    for (let run = 0; run < 3; run++) {
+      const cpu0 = process.cpuUsage();
+      for (let i = 0; i < 2000; i++) if (!verifier.verify(raw, message, signature)) throw new Error(`${verifier.name} refused a valid signature`);
+      runs.push(round((cpuSeconds(cpu0) * 1e6) / 2000, 1));
+    }
+    result[verifier.name] = runs.sort((a, b) => a - b)[1];
+  }
+  return result;
 }
 
 /**
@@ -451,6 +477,7 @@ function main() {
     }
   }
   if (only === 'hops') hopResolution = measureHopResolution(); // hop resolution alone, a minute or two
+  if (only === 'verification') advertVerification = measureAdvertVerification(); // a minute or two
   if (!only || only === 'hostile') {
     for (const budget of [16, 256]) for (const className of HOSTILE_RUNS) hostile.push(measureHostile(className, budget));
   }
@@ -490,8 +517,9 @@ function main() {
   const previous = only ? readResult(`core${quick ? '-quick' : ''}`, { from: 'latest' }) : null;
   if (previous) {
     const keep = only === 'hostile' ? ['profiles', 'advert_verification', 'hop_resolution', 'large_to_default_ingest_ratio', 'packets', 'transmissions', 'observations', 'decode_only_per_s', 'reference_library_decode_only_per_s', 'ingest_per_s', 'ingest_to_decode_ratio', 'ingest_flatness', 'chunk_rates_per_s', 'bytes_per_packet', 'bytes_per_transmission', 'views'] : ['hostile'];
-    // --only=hops keeps every measured part of the previous run but hop resolution.
-    if (only === 'hops') keep.splice(0, keep.length, ...Object.keys(previous).filter((key) => !['hop_resolution', 'benchmark', 'quick', 'only', 'date', 'machine', 'command', 'rate_basis', 'load_average', 'duration_s', 'parts_from'].includes(key)));
+    // --only=hops (or verification) keeps every measured part of the previous run but that one.
+    const measuredAlone = { hops: 'hop_resolution', verification: 'advert_verification' }[only];
+    if (measuredAlone) keep.splice(0, keep.length, ...Object.keys(previous).filter((key) => ![measuredAlone, 'benchmark', 'quick', 'only', 'date', 'machine', 'command', 'rate_basis', 'load_average', 'duration_s', 'parts_from'].includes(key)));
     for (const key of keep) if (previous[key] !== undefined) result[key] = previous[key];
     result.parts_from = { [only]: { command: result.command, date: result.date }, rest: { command: previous.command, date: previous.date } };
   }

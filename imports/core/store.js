@@ -28,6 +28,7 @@
  * than the node's last one and not beyond the clock window.
  */
 const { decodePacket, createDecodeScratch } = require('./decode');
+const { backend: ed25519Backend } = require('./ed25519');
 const { SeqDeque, SeqIndex } = require('./deque');
 const { HashIndex } = require('./hash-index');
 const { checkReport, INPUT_ERRORS } = require('./input-limits');
@@ -457,6 +458,8 @@ class PacketStore {
       memoryBudgetBytes: this.options.memoryBudgetBytes,
       memoryParts: memory.parts,
       directory: this.directory.stats(),
+      // Which Ed25519 implementation checks advert signatures (imports/core/ed25519.js), or off.
+      advertVerification: this.options.verifyAdverts ? ed25519Backend : 'off',
       ...this.counters,
       rejectReasons: { ...this.counters.rejectReasons },
     };

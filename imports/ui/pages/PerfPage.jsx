@@ -62,6 +62,7 @@ function Rejections({ store, ingest }) {
         ['rejected by the store', formatNumber(store.rejected), store.rejected > 0 ? 'warn' : null],
         ['rejected before the store', formatNumber(ingest.rejected), ingest.rejected > 0 ? 'warn' : null],
         ['adverts with a bad signature', formatNumber((store.rejectReasons || {}).bad_signature || 0), (store.rejectReasons || {}).bad_signature > 0 ? 'bad' : null],
+        ['advert signatures checked with', store.advertVerification || 'unknown', store.advertVerification === 'off' ? 'warn' : null],
         ['adverts from the future', formatNumber(store.advertsFromFuture), store.advertsFromFuture > 0 ? 'warn' : null],
         ['adverts not newer', formatNumber(store.advertsNotNewer)],
         ['duplicates', formatNumber(store.duplicates)],
