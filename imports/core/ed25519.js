@@ -15,21 +15,7 @@
  * `MESHPULSE_ED25519=node` forces Node's crypto (benchmarks measure one backend against the other).
  */
 const crypto = require('crypto');
-
-/**
- * libsodium through sodium-native, or null when it cannot be loaded here. `requireModule` is for
- * tests; the default is a literal require() because Meteor's bundler includes only the modules
- * it sees required by name (through a variable, the server bundle fell back to Node's crypto).
- */
-function loadSodium(requireModule = null) {
-  try {
-    const sodium = requireModule !== null ? requireModule('sodium-native') : require('sodium-native');
-    if (typeof sodium.crypto_sign_verify_detached !== 'function') return null;
-    return sodium;
-  } catch (err) {
-    return null; // not installed, or no prebuild for this platform
-  }
-}
+const { loadSodium } = require('./sodium');
 
 // Importing a key costs about a tenth of verifying with it, and a node adverts again and again:
 // keep the most recent keys (a bounded Map used as an LRU; random-key floods just cycle it).
