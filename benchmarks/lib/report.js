@@ -73,10 +73,10 @@ function renderCoreReport(result, quickResult) {
   if (verification) {
     lines.push('## Advert verification (Ed25519)', '');
     const perRound = verification.cost_share_per_round ? ` (rounds: ${verification.cost_share_per_round.map((share) => `${(100 * share).toFixed(1)}%`).join(', ')}; ${verification.method})` : '';
-    lines.push(`Default mesh, ${fmt(verification.reports)} reports (${fmt(verification.advert_reports)} of them adverts), ${verification.rounds} alternated rounds, medians: ${fmt(verification.ingest_per_s_verified)}/s verified, ${fmt(verification.ingest_per_s_unverified)}/s unverified: cost **${(100 * verification.cost_share).toFixed(1)}%** of ingest throughput${perRound} (target ≤ 15%: ${verdict(verification.cost_share <= 0.15)}).`, '');
+    lines.push(`Default mesh, ${fmt(verification.reports)} reports (${fmt(verification.advert_reports)} of them adverts), ${verification.rounds} rounds, medians of the passes: ${fmt(verification.ingest_per_s_verified)}/s verified, ${fmt(verification.ingest_per_s_unverified)}/s unverified: cost **${(100 * verification.cost_share).toFixed(1)}%** of ingest throughput${perRound} (target ≤ 15%: ${verdict(verification.cost_share <= 0.15)}).`, '');
     if (verification.backend) {
       const checks = Object.entries(verification.verify_us_per_check || {}).map(([name, us]) => `${name} ${us} µs`).join(', ');
-      lines.push(`Backend: **${verification.backend}** (imports/core/ed25519.js). One check alone, same key and message 2,000 times: ${checks}. The verifying engine spent ${verification.extra_cpu_us_per_verification} µs more than the other per verification it ran (${fmt(Math.round(verification.verifications_per_round))} per round), to compare with one check alone.`, '');
+      lines.push(`Backend: **${verification.backend}** (imports/core/ed25519.js). One check alone, same key and message 2,000 times: ${checks}. The verifying engine spent ${verification.extra_cpu_us_per_verification} µs more than the other per verification it ran (${fmt(Math.round(verification.verifications_per_pass))} per pass), to compare with one check alone.`, '');
     }
   }
   const hops = result.hop_resolution;
