@@ -14,6 +14,10 @@
  * Two shapes: 'document' (a view as one document, top-level fields diffed) and 'rows' (a list
  * of rows keyed by `rowKey`, sent as added/changed/removed rows — the live packet feed).
  *
+ * A 'rows' sink may also have `batch(messages, shared)`: it then gets a tick's (or a join's)
+ * row messages as one array of { method, id, fields } in the order above (removed, added,
+ * changed), the same array for every such sink, instead of one call per message.
+ *
  * Sinks get a third argument, `shared`: a Map that is the SAME object for every subscriber of
  * a group receiving the same message (one per group per tick for changes; one per group
  * snapshot for initial documents, reused by every subscriber that joins until the next
@@ -121,7 +125,7 @@ class PublishHub {
     }
     if (!group) {
       const minIntervalMs = Math.max(this.options.publishIntervalMs, this.options.viewIntervalMs[viewName] || 0);
-      group = { key, viewName, view, params, shape, rowKey, minIntervalMs, sinks: new Set(), version: -1, refreshedAt: 0, fields: null, rows: null, snapshot: null, initialShared: new Map(), failure: null, docId: paramsKey(viewName, params) };
+      group = { key, viewName, view, params, shape, rowKey, minIntervalMs, sinks: new Set(), version: -1, refreshedAt: 0, fields: null, rows: null, snapshot: null, initialShared: new Map(), initialBatch: null, failure: null, docId: paramsKey(viewName, params) };
       try {
         this.refresh(group, true);
       } catch (err) {
@@ -154,8 +158,22 @@ class PublishHub {
     this.counters.initialSends++;
     if (group.shape === 'document') {
       this.deliver(group, sink, 'added', group.docId, group.snapshot, group.initialShared);
+    } else if (typeof sink.batch === 'function') {
+      // One batch for every joiner until the rows change (the memo in initialShared follows it).
+      if (!group.initialBatch) group.initialBatch = Array.from(group.rows, ([id, row]) => ({ method: 'added', id, fields: row.value }));
+      this.deliverBatch(group, sink, group.initialBatch, group.initialShared);
     } else {
       for (const [id, row] of group.rows) this.deliver(group, sink, 'added', id, row.value, group.initialShared);
+    }
+  }
+
+  /** A sink's batch of messages ({ method, id, fields }, in order); one throw counts once. */
+  deliverBatch(group, sink, messages, shared) {
+    try {
+      sink.batch(messages, shared);
+    } catch (err) {
+      this.counters.sinkErrors++;
+      if (this.options.onError) this.safeOnError(err, group);
     }
   }
 
@@ -295,6 +313,7 @@ class PublishHub {
     if (initial || !group.rows) {
       group.rows = next;
       group.initialShared = new Map();
+      group.initialBatch = null;
       return;
     }
     // Work out every change first, then commit and send: a throw midway leaves the group as it was.
@@ -315,14 +334,30 @@ class PublishHub {
       }
     }
     group.rows = next;
+    const count = removed.length + added.length + changed.length;
+    if (count === 0) return;
+    group.initialShared = new Map();
+    group.initialBatch = null;
+    this.counters.updates++;
     const shared = new Map();
-    if (removed.length + added.length + changed.length) group.initialShared = new Map();
+    // Sinks with batch() get the tick's messages as one array (the same for all of them), so the
+    // glue can serialize and frame them once and write them to a session in one go.
+    let messages = null;
     for (const sink of group.sinks) {
+      if (typeof sink.batch === 'function') {
+        if (!messages) {
+          messages = [];
+          for (const id of removed) messages.push({ method: 'removed', id, fields: undefined });
+          for (const [id, value] of added) messages.push({ method: 'added', id, fields: value });
+          for (const [id, fields] of changed) messages.push({ method: 'changed', id, fields });
+        }
+        this.deliverBatch(group, sink, messages, shared);
+        continue;
+      }
       for (const id of removed) this.deliver(group, sink, 'removed', id, undefined, shared);
       for (const [id, value] of added) this.deliver(group, sink, 'added', id, value, shared);
       for (const [id, fields] of changed) this.deliver(group, sink, 'changed', id, fields, shared);
     }
-    if (removed.length + added.length + changed.length) this.counters.updates++;
   }
 
   recordLatency(ms) {

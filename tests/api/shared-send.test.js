@@ -6,7 +6,7 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { createSharedSender, inspectSend, textFrame } = require('../../imports/api/ddp/shared-send');
+const { createSharedSender, inspectSend, textFrame, stringifyPlainDDP, isPlainJson } = require('../../imports/api/ddp/shared-send');
 const { Receiver } = require('ws');
 const { PublishHub } = require('../../imports/core/publish-hub');
 const { createSharedDeflate } = require('../../imports/core/shared-deflate');
@@ -62,7 +62,7 @@ const server = (strategy) => ({ getPublicationStrategy: () => strategy });
 
 test('one serialization for every subscriber that receives the same message', () => {
   const { stringify, calls } = stringifyCounter();
-  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify });
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false });
   const subscribers = Array.from({ length: 50 }, () => fakePublication());
   const sinks = subscribers.map((s) => sender.relay(s.publication, 'meshpulse.views', 'stats|{}'));
   assert.ok(sinks.every((sink) => sink.shared));
@@ -78,7 +78,7 @@ test('one serialization for every subscriber that receives the same message', ()
 
 test('per-subscriber ids get their own text; empty changes and stopped subscriptions send nothing', () => {
   const { stringify, calls } = stringifyCounter();
-  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify });
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false });
   const a = fakePublication();
   const b = fakePublication();
   const stopped = fakePublication({ deactivated: true });
@@ -107,7 +107,7 @@ test('falls back to this.added/changed/removed when the internals are not as exp
   ];
   for (const c of cases) {
     const { stringify } = stringifyCounter();
-    const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, ...(c.sender || {}) });
+    const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false, ...(c.sender || {}) });
     const fake = fakePublication(c.send ? { send: c.send } : {});
     if (c.strip) delete fake.publication[c.strip];
     const sink = sender.relay(fake.publication, 'meshpulse.views', 'stats|{}');
@@ -126,7 +126,7 @@ test('falls back to this.added/changed/removed when the internals are not as exp
 test('DDP logging on, or a caller without a memo, takes the public path', () => {
   const { stringify } = stringifyCounter();
   const meteor = { _printSentDDP: false };
-  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, meteor });
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false, meteor });
   const fake = fakePublication();
   const sink = sender.relay(fake.publication, 'meshpulse.live', null);
   sink.added('h1', { a: 1 });
@@ -138,7 +138,7 @@ test('DDP logging on, or a caller without a memo, takes the public path', () => 
 
 test('a send wrapped in _checkPublishPromiseBeforeSend (a newer ddp-server shape) is honoured', () => {
   const { stringify } = stringifyCounter();
-  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify });
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false });
   const send = function (msg) { const self = this; this._checkPublishPromiseBeforeSend(() => { if (self.socket) self.socket.send(DDPCommon.stringifyDDP(msg)); }); };
   const fake = fakePublication({ send });
   const deferred = [];
@@ -154,7 +154,7 @@ test('a send wrapped in _checkPublishPromiseBeforeSend (a newer ddp-server shape
 
 test('through the hub: N subscribers of one group cost one serialization per tick, joiners reuse the cached snapshot text', () => {
   const { stringify, calls } = stringifyCounter();
-  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify });
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false });
   let version = 1;
   const hub = new PublishHub(() => ({ normalizeParams: (p) => p, versionFor: () => version, snapshot: () => ({ version, big: 'x'.repeat(1000) }) }), { publishIntervalMs: 0 });
   const fakes = Array.from({ length: 20 }, () => fakePublication());
@@ -171,7 +171,7 @@ test('through the hub: N subscribers of one group cost one serialization per tic
 
 test('NO_MERGE accounting: ids sent are remembered (so stopping removes them), removed ones forgotten; NO_MERGE_NO_HISTORY keeps none', () => {
   const { stringify } = stringifyCounter();
-  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify });
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false });
   const fake = fakePublication();
   const sink = sender.relay(fake.publication, 'meshpulse.live', null);
   const shared = new Map();
@@ -179,7 +179,7 @@ test('NO_MERGE accounting: ids sent are remembered (so stopping removes them), r
   sink.added('h2', { a: 1 }, shared);
   sink.removed('h1', shared);
   assert.deepEqual([...fake.publication._documents.get('meshpulse.live')], ['h2']);
-  const noHistory = createSharedSender({ server: server(NO_MERGE_NO_HISTORY), stringifyDDP: stringify });
+  const noHistory = createSharedSender({ server: server(NO_MERGE_NO_HISTORY), stringifyDDP: stringify, plainDDP: false });
   const other = fakePublication();
   delete other.publication._documents;
   const otherSink = noHistory.relay(other.publication, 'meshpulse.live', null);
@@ -205,7 +205,7 @@ test('installSharedDeflate hands Meteor\'s permessage-deflate the shared zlib, o
 test('a tick\'s shared writes to one session are batched: its TCP socket is corked once and uncorked after the fan-out', () => {
   const { stringify } = stringifyCounter();
   const deferred = [];
-  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, batchWrites: true, defer: (fn) => deferred.push(fn) });
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false, batchWrites: true, defer: (fn) => deferred.push(fn) });
   const fakes = Array.from({ length: 3 }, () => fakePublication());
   const log = [];
   for (const [i, f] of fakes.entries()) {
@@ -241,7 +241,7 @@ test('a tick\'s shared writes to one session are batched: its TCP socket is cork
 
 test('batching off: no socket is corked', () => {
   const { stringify } = stringifyCounter();
-  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, batchWrites: false, defer: () => { throw new Error('not expected'); } });
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false, batchWrites: false, defer: () => { throw new Error('not expected'); } });
   const f = fakePublication();
   let corks = 0;
   f.session.socket._session = { recv: { connection: { writableCorked: 0, cork: () => { corks++; }, uncork() {}, write() {} } } };
@@ -303,7 +303,7 @@ function websocketPublication(kind, { extensionSessions = [] } = {}) {
 
 test('pre-framed: one frame per message for every raw and SockJS websocket session, byte for byte what faye would send', () => {
   const { stringify, calls } = stringifyCounter();
-  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, preFramed: true, batchWrites: false });
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false, preFramed: true, batchWrites: false });
   const raw = Array.from({ length: 20 }, () => websocketPublication('raw'));
   const sockjs = Array.from({ length: 20 }, () => websocketPublication('sockjs'));
   const shared = new Map();
@@ -321,7 +321,7 @@ test('pre-framed: one frame per message for every raw and SockJS websocket sessi
   assert.deepEqual(readFrames(sockjs[0].wire[0]).map((m) => m.text), [`a[${JSON.stringify(text)}]`]);
   // ... and it is what the standard path writes.
   const standard = [websocketPublication('raw'), websocketPublication('sockjs')];
-  const off = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, preFramed: false, batchWrites: false });
+  const off = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false, preFramed: false, batchWrites: false });
   for (const s of standard) off.relay(s.publication, 'meshpulse.views', 'stats|{}').changed('stats|{}', fields, new Map());
   assert.ok(standard[0].wire[0].equals(raw[0].wire[0]));
   assert.ok(standard[1].wire[0].equals(sockjs[0].wire[0]));
@@ -331,7 +331,7 @@ test('pre-framed: one frame per message for every raw and SockJS websocket sessi
 
 test('pre-framed: a session falls back to its own send when deflate is negotiated, it is not open, or SockJS holds queued messages', () => {
   const { stringify } = stringifyCounter();
-  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, preFramed: true, batchWrites: false });
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false, preFramed: true, batchWrites: false });
   // permessage-deflate negotiated, but no shared deflate handed to the sender: frames differ per session.
   const deflated = websocketPublication('raw', { extensionSessions: [[{ name: 'permessage-deflate' }, {}]] });
   const closing = websocketPublication('raw');
@@ -358,7 +358,7 @@ test('pre-framed: a session falls back to its own send when deflate is negotiate
 test('pre-framed writes ride the tick\'s cork: one frame per message, all in the session\'s batch', () => {
   const { stringify } = stringifyCounter();
   const deferred = [];
-  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, preFramed: true, batchWrites: true, defer: (fn) => deferred.push(fn) });
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false, preFramed: true, batchWrites: true, defer: (fn) => deferred.push(fn) });
   const s = websocketPublication('raw');
   const sink = sender.relay(s.publication, 'meshpulse.views', 'stats|{}');
   const shared = new Map();
@@ -382,7 +382,7 @@ for (const { name, options } of [{ name: 'permessage-deflate', options: {} }, { 
       return [[extension, session]];
     };
     const { stringify } = stringifyCounter();
-    const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, preFramed: true, batchWrites: false, sharedDeflate });
+    const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false, preFramed: true, batchWrites: false, sharedDeflate });
     const sessions = ['raw', 'raw', 'sockjs', 'sockjs'].map((kind) => websocketPublication(kind, { extensionSessions: negotiated() }));
     const sinks = sessions.map((s) => sender.relay(s.publication, 'meshpulse.views', 'nodes|{}'));
     const small = { a: 1 };
@@ -423,7 +423,7 @@ test('pre-framed with deflate: a message still inside permessage-deflate makes t
   const session = extension.createServerSession([{}]);
   session.generateResponse();
   const { stringify } = stringifyCounter();
-  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, preFramed: true, batchWrites: false, sharedDeflate });
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false, preFramed: true, batchWrites: false, sharedDeflate });
   const s = websocketPublication('raw', { extensionSessions: [[extension, session]] });
   const sink = sender.relay(s.publication, 'meshpulse.views', 'stats|{}');
   session._queueOut.push(['queued', () => {}]);
@@ -436,4 +436,145 @@ test('pre-framed with deflate: a message still inside permessage-deflate makes t
   session._lockOut = false;
   sink.changed('stats|{}', { a: 3 }, new Map());
   assert.equal(sender.stats().framedWrites, 1);
+});
+
+test('batch: a tick\'s row messages are serialized and framed once, and written to each session in one go, the same bytes as one by one', () => {
+  const { stringify, calls } = stringifyCounter();
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false, preFramed: true, batchWrites: false });
+  const sessions = [...Array.from({ length: 6 }, () => websocketPublication('raw')), ...Array.from({ length: 6 }, () => websocketPublication('sockjs'))];
+  const sinks = sessions.map((s) => sender.relay(s.publication, 'meshpulse.live'));
+  assert.ok(sinks.every((sink) => typeof sink.batch === 'function'));
+  const messages = [
+    { method: 'removed', id: 'aa01' },
+    { method: 'added', id: 'bb02', fields: { hash: 'bb02', name: 'Île ✓', time: 1763900000000 } },
+    { method: 'changed', id: 'cc03', fields: { observers: 3, gone: undefined } },
+    { method: 'changed', id: 'dd04', fields: {} }, // empty: sends nothing
+  ];
+  for (const s of sessions) s.publication._documents.set('meshpulse.live', new Set(['aa01', 'cc03']));
+  const shared = new Map();
+  for (const sink of sinks) sink.batch(messages, shared);
+  assert.equal(calls.length, 3, 'three messages serialized once for twelve sessions');
+  const stats = sender.stats();
+  assert.equal(stats.framesBuilt, 6, 'one frame per message per transport');
+  assert.equal(stats.batchFramedWrites, 12, 'one write per session');
+  assert.equal(stats.framedWrites, 36, 'counted per message');
+  assert.equal(stats.sharedSends, 36);
+  for (const s of sessions) {
+    assert.equal(s.wire.length, 1);
+    assert.deepEqual([...s.publication._documents.get('meshpulse.live')].sort(), ['bb02', 'cc03'], 'ids accounted as Subscription#added/removed do');
+  }
+  // One by one through the same sender path: the same bytes, in the same order.
+  const single = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false, preFramed: true, batchWrites: false });
+  for (const kind of ['raw', 'sockjs']) {
+    const s = websocketPublication(kind);
+    const sink = single.relay(s.publication, 'meshpulse.live');
+    const memo = new Map();
+    sink.removed('aa01', memo);
+    sink.added('bb02', messages[1].fields, memo);
+    sink.changed('cc03', messages[2].fields, memo);
+    sink.changed('dd04', {}, memo);
+    const batched = sessions.find((x) => x.sockjsSession.recv.protocol === (kind === 'raw' ? 'websocket-raw' : 'websocket'));
+    assert.ok(Buffer.concat(s.wire).equals(batched.wire[0]), `${kind}: batch bytes = one-by-one bytes`);
+    assert.equal(readFrames(batched.wire[0]).length, 3);
+  }
+});
+
+test('batch: sessions that cannot be pre-framed get the texts one by one; stopped ones nothing; no memo means the public path', () => {
+  const { stringify } = stringifyCounter();
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false, preFramed: true, batchWrites: false });
+  const plain = fakePublication();
+  const stopped = fakePublication({ deactivated: true });
+  const messages = [{ method: 'added', id: 'x1', fields: { a: 1 } }, { method: 'removed', id: 'x0' }];
+  const shared = new Map();
+  sender.relay(plain.publication, 'meshpulse.live').batch(messages, shared);
+  sender.relay(stopped.publication, 'meshpulse.live').batch(messages, shared);
+  assert.deepEqual(plain.written, [
+    stringify({ msg: 'added', collection: 'meshpulse.live', id: 'x1', fields: { a: 1 } }),
+    stringify({ msg: 'removed', collection: 'meshpulse.live', id: 'x0' }),
+  ]);
+  assert.deepEqual(stopped.written, []);
+  const outside = fakePublication();
+  sender.relay(outside.publication, 'meshpulse.live').batch(messages, null);
+  assert.deepEqual(outside.publicCalls, [['added', 'meshpulse.live', 'x1', { a: 1 }], ['removed', 'meshpulse.live', 'x0']]);
+});
+
+test('batch through the hub: a live feed\'s subscribers each get one write per tick, carrying every row message', () => {
+  const { createEngine } = require('../../imports/core/engine');
+  const { simulatedReports } = require('../helpers/mesh');
+  const { reports, channels } = simulatedReports({ seed: 5, count: 200 });
+  const engine = createEngine({ channels });
+  const hub = new PublishHub((name) => engine.views.get(name), { publishIntervalMs: 0 });
+  const { stringify } = stringifyCounter();
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false, preFramed: true, batchWrites: false });
+  for (const report of reports.slice(0, 40)) engine.ingest(report);
+  const sessions = Array.from({ length: 5 }, () => websocketPublication('raw'));
+  for (const s of sessions) hub.subscribe('packets', { limit: 8 }, sender.relay(s.publication, 'meshpulse.live'), 'rows');
+  for (const s of sessions) s.wire.length = 0;
+  for (const report of reports.slice(40, 80)) engine.ingest(report);
+  hub.tick();
+  const frames = readFrames(sessions[0].wire[0]);
+  assert.ok(frames.length > 1, 'several row messages in the tick');
+  for (const s of sessions) {
+    assert.equal(s.wire.length, 1, 'one write per session per tick');
+    assert.ok(s.wire[0].equals(sessions[0].wire[0]));
+  }
+  for (const frame of frames) assert.equal(JSON.parse(frame.text).collection, 'meshpulse.live');
+});
+
+// DDPCommon.stringifyDDP (Meteor 3.0.4) for values EJSON leaves alone: deep copy (undefined
+// kept), undefined fields moved to `cleared`, empty `fields` dropped, then JSON.stringify.
+function referenceStringifyDDP(msg) {
+  const clone = (v) => (Array.isArray(v) ? v.map(clone) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).map((k) => [k, clone(v[k])])) : v);
+  const copy = clone(msg);
+  if (Object.prototype.hasOwnProperty.call(msg, 'fields')) {
+    const cleared = [];
+    for (const key of Object.keys(msg.fields)) if (msg.fields[key] === undefined) { cleared.push(key); delete copy.fields[key]; }
+    if (cleared.length) copy.cleared = cleared;
+    if (Object.keys(copy.fields).length === 0) delete copy.fields;
+  }
+  return JSON.stringify(copy);
+}
+
+test('plain DDP text: the same as stringifyDDP for plain JSON fields, and refused (null) for anything EJSON converts', () => {
+  const base = { msg: 'changed', collection: 'meshpulse.views', id: 'rf|{}' };
+  const plainCases = [
+    { a: 1, b: 'Île ✓ "q" \u2028', c: null, d: [1, [2, { e: false }], null], f: { g: { h: -0 } } },
+    { a: 1, gone: undefined, b: [undefined, 2], c: { d: undefined, e: 1 } },
+    { gone: undefined, alsoGone: undefined },
+    {},
+    { 'nodes~': { chunks: ['x1'], path: [], base: null }, 'nodes~x1': [{ pubKey: 'ab', lastSeen: 1763900000000 }] },
+  ];
+  for (const fields of plainCases) {
+    for (const msg of [{ ...base, fields }, { ...base, msg: 'added', fields }]) {
+      assert.equal(stringifyPlainDDP(msg), referenceStringifyDDP(msg), JSON.stringify(fields));
+    }
+  }
+  assert.equal(stringifyPlainDDP({ msg: 'removed', collection: 'meshpulse.live', id: 'aa' }), referenceStringifyDDP({ msg: 'removed', collection: 'meshpulse.live', id: 'aa' }));
+  class Point { constructor() { this.x = 1; } }
+  const refused = [
+    { when: new Date(0) }, { n: NaN }, { n: [1, Infinity] }, { deep: { n: -Infinity } }, { bytes: new Uint8Array(2) },
+    { $date: 1 }, { wrapped: { $date: 1 } }, { wrapped: [{ $escape: {} }] }, { point: new Point() }, { fn: () => 1 }, { re: /x/ },
+    { big: 1n }, { map: new Map() },
+  ];
+  for (const fields of refused) assert.equal(stringifyPlainDDP({ ...base, fields }), null, Object.keys(fields)[0]);
+  assert.equal(isPlainJson({ a: [{ b: 'c' }] }), true);
+  assert.equal(isPlainJson(Object.create({ inherited: 1 })), false);
+});
+
+test('plain DDP text through the sender: plain fields skip stringifyDDP, others still take it; the same text either way', () => {
+  const { stringify, calls } = stringifyCounter();
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify });
+  const s = fakePublication();
+  const sink = sender.relay(s.publication, 'meshpulse.views', 'stats|{}');
+  sink.changed('stats|{}', { transmissions: 12, gone: undefined }, new Map());
+  assert.equal(calls.length, 0, 'plain fields: no EJSON');
+  assert.equal(s.written[0], referenceStringifyDDP({ msg: 'changed', collection: 'meshpulse.views', id: 'stats|{}', fields: { transmissions: 12, gone: undefined } }));
+  sink.changed('stats|{}', { at: new Date(5) }, new Map());
+  assert.equal(calls.length, 1, 'a Date goes through stringifyDDP');
+  assert.equal(sender.stats().plainSerializations, 1);
+  assert.equal(sender.stats().serializations, 2);
+  const off = createSharedSender({ server: server(NO_MERGE), stringifyDDP: stringify, plainDDP: false });
+  const t = fakePublication();
+  off.relay(t.publication, 'meshpulse.views', 'stats|{}').changed('stats|{}', { transmissions: 12 }, new Map());
+  assert.equal(calls.length, 2, 'plainDDP false: always stringifyDDP');
 });

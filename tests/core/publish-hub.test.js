@@ -409,3 +409,57 @@ test('rows: every subscriber gets the same memo for a tick\'s added, changed and
   hub.tick();
   assert.equal(memos.size, 1, 'one memo for the whole tick, every row and subscriber');
 });
+
+test('rows: a sink with batch() gets a tick\'s messages as one array, the same rows in the same order as per-message sinks', () => {
+  const { engine, reports, resolve } = countingEngine();
+  const hub = new PublishHub(resolve, { publishIntervalMs: 0 });
+  const batches = [];
+  const batchSink = () => ({
+    added: () => assert.fail('a batch sink gets no per-message call'),
+    changed: () => assert.fail('a batch sink gets no per-message call'),
+    removed: () => assert.fail('a batch sink gets no per-message call'),
+    batch: (messages, shared) => batches.push({ messages, shared }),
+  });
+  const plain = recordingSink();
+  for (const report of reports.slice(0, 30)) engine.ingest(report);
+  hub.subscribe('packets', { limit: 5 }, plain, 'rows');
+  hub.subscribe('packets', { limit: 5 }, batchSink(), 'rows');
+  hub.subscribe('packets', { limit: 5 }, batchSink(), 'rows');
+  assert.equal(batches.length, 2);
+  assert.equal(batches[0].messages, batches[1].messages, 'joiners share one initial batch until the rows change');
+  assert.equal(batches[0].shared, batches[1].shared);
+  const asEvents = (messages) => messages.map((m) => (m.method === 'removed' ? ['removed', m.id] : [m.method, m.id, m.fields]));
+  assert.deepEqual(asEvents(batches[0].messages), plain.events);
+  for (let round = 0; round < 3; round++) {
+    batches.length = 0;
+    plain.events.length = 0;
+    for (const report of reports.slice(30 + round * 20, 50 + round * 20)) engine.ingest(report);
+    hub.tick();
+    assert.equal(batches.length, 2, 'one call per batch sink per tick');
+    assert.equal(batches[0].messages, batches[1].messages, 'the same array for every batch sink');
+    assert.equal(batches[0].shared, batches[1].shared);
+    assert.ok(plain.events.length > 0, 'rows moved');
+    assert.deepEqual(asEvents(batches[0].messages), plain.events);
+  }
+  // A joiner after the change gets the current rows, not the first join's batch.
+  const late = [];
+  hub.subscribe('packets', { limit: 5 }, { batch: (messages) => late.push(messages) }, 'rows');
+  assert.notEqual(late[0], batches[0].messages);
+  assert.deepEqual(late[0].map((m) => m.method), ['added', 'added', 'added', 'added', 'added']);
+});
+
+test('rows: a batch sink that throws is counted once and the other sinks still get the tick', () => {
+  const { engine, reports, resolve } = countingEngine();
+  const hub = new PublishHub(resolve, { publishIntervalMs: 0 });
+  for (const report of reports.slice(0, 30)) engine.ingest(report);
+  let armed = false;
+  hub.subscribe('packets', { limit: 5 }, { batch: () => { if (armed) throw new Error('boom'); } }, 'rows');
+  const plain = recordingSink();
+  hub.subscribe('packets', { limit: 5 }, plain, 'rows');
+  armed = true;
+  plain.events.length = 0;
+  for (const report of reports.slice(30, 60)) engine.ingest(report);
+  hub.tick();
+  assert.equal(hub.stats().sinkErrors, 1);
+  assert.ok(plain.events.length > 0);
+});

@@ -118,6 +118,10 @@ test('views over DDP: publications, methods, validation, rate limits', { timeout
     // Sessions that negotiated permessage-deflate get the shared deflate's pre-built frames too.
     assert.deepEqual(health.sharedSend.framedFallbacks, {}, JSON.stringify(health.sharedSend));
     assert.ok(health.sharedSend.framedWrites > 0, JSON.stringify(health.sharedSend));
+    // View documents are plain JSON: their texts skip EJSON (stringifyPlainDDP), and the clients
+    // above read them; the live feed's rows went out as batches (one write per session per tick).
+    assert.ok(health.sharedSend.plainSerializations > 0, JSON.stringify(health.sharedSend));
+    assert.ok(health.sharedSend.batches > 0 && health.sharedSend.batchFramedWrites > 0, JSON.stringify(health.sharedSend));
     // Shared permessage-deflate: installed into Meteor's extension, and the deflate client above
     // decoded every message it got (stored small ones, shared compressed large ones).
     assert.equal(health.sharedDeflate.installed, true, `shared deflate not installed: ${health.sharedDeflate.reason}`);

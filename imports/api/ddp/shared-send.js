@@ -39,6 +39,13 @@
  * deflate with nothing queued (`_lockOut`, `_queueOut`), and (SockJS) an empty send buffer;
  * otherwise the text goes through `session.socket.send` as above, and the reason is counted in
  * stats().framedFallbacks.
+ * Batches: the live feed's rows of one tick (a dozen removed/added/changed messages at 50
+ * packets/s) come from the hub as one array (sink.batch); each message is serialized and framed
+ * once per batch, and a pre-framed session gets all of them in ONE TCP write of the frames laid
+ * end to end (the same bytes as one write per message), instead of a dozen sends per session.
+ * Plain JSON (on unless MESHPULSE_PLAIN_DDP=off): a view document holds only what JSON holds,
+ * so EJSON's deep copy and type pass in stringifyDDP change nothing; stringifyPlainDDP writes
+ * the same text without them, and anything EJSON would convert still goes through stringifyDDP.
  * If any of that is not as expected, or `Meteor._printSentDDP` is on, the relay falls back to
  * the public path (`this.added/changed/removed`) and says why in stats().fallbackReason.
  * tests/e2e/ddp.test.js fails loudly if the running Meteor does not take the shared path.
@@ -203,13 +210,85 @@ function isEmpty(fields) {
 }
 
 /**
+ * Whether EJSON has nothing to convert in `value`: only null, booleans, strings, finite numbers,
+ * undefined, and plain arrays and objects of those whose keys never start with `$` (EJSON
+ * escapes only objects shaped like its own `$date`, `$InfNaN`, `$binary`, `$type`, `$escape`,
+ * `$regexp` forms). Then EJSON.clone + _adjustTypesToJSONValue change nothing JSON.stringify
+ * would write, and a view document can skip them (they deep-copied every message).
+ */
+function isPlainJson(value, depth = 0) {
+  if (value === null || value === undefined) return true;
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (depth > 100) return false; // let EJSON deal with anything that deep
+  const proto = Object.getPrototypeOf(value);
+  if (proto === Array.prototype) {
+    for (let i = 0; i < value.length; i++) if (!isPlainJson(value[i], depth + 1)) return false;
+    return true;
+  }
+  if (proto !== Object.prototype) return false;
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) return false; // enumerable inherited keys: not plain
+    if (key.charCodeAt(0) === 36 /* $ */ || !isPlainJson(value[key], depth + 1)) return false;
+  }
+  return true;
+}
+
+/**
+ * DDPCommon.stringifyDDP(msg) for a data message ({ msg, collection, id[, fields] }) whose
+ * fields are plain JSON (isPlainJson): the same text, key for key (fields set to undefined
+ * become `cleared`, appended after `fields`; `fields` left out when nothing else remains), without
+ * EJSON's deep copy. Returns null when a field is not plain: then the caller uses stringifyDDP.
+ */
+function stringifyPlainDDP(msg) {
+  if (typeof msg.id !== 'string') return null;
+  if (!Object.prototype.hasOwnProperty.call(msg, 'fields')) return JSON.stringify(msg);
+  const { fields } = msg;
+  if (!fields || Object.getPrototypeOf(fields) !== Object.prototype) return null;
+  let cleared = null;
+  let kept = 0;
+  for (const key in fields) {
+    if (!Object.prototype.hasOwnProperty.call(fields, key)) return null;
+    const value = fields[key];
+    if (value === undefined) (cleared = cleared || []).push(key);
+    else if (key.charCodeAt(0) === 36 || !isPlainJson(value)) return null;
+    else kept++;
+  }
+  if (cleared === null && kept > 0) return JSON.stringify(msg);
+  // stringifyDDP: the clone keeps msg's key order; `fields` stays where it was (left out when
+  // empty), `cleared` comes last.
+  const ordered = {};
+  for (const key in msg) {
+    if (key !== 'fields') {
+      ordered[key] = msg[key];
+    } else if (kept > 0) {
+      const rest = {};
+      for (const name in fields) if (fields[name] !== undefined) rest[name] = fields[name];
+      ordered.fields = rest;
+    }
+  }
+  if (cleared === null) return JSON.stringify(ordered);
+  ordered.cleared = cleared;
+  return JSON.stringify(ordered);
+}
+
+/**
  * `server`: Meteor.server (getPublicationStrategy); `stringifyDDP`: DDPCommon.stringifyDDP;
  * `meteor`: Meteor (for _printSentDDP); `enabled: false` forces the public path (A/B studies).
  */
-function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true, batchWrites = process.env.MESHPULSE_BATCH_WRITES !== 'off', preFramed = process.env.MESHPULSE_PREFRAMED !== 'off', sharedDeflate = null, defer = process.nextTick }) {
+function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true, batchWrites = process.env.MESHPULSE_BATCH_WRITES !== 'off', preFramed = process.env.MESHPULSE_PREFRAMED !== 'off', sharedDeflate = null, defer = process.nextTick, plainDDP = process.env.MESHPULSE_PLAIN_DDP !== 'off' }) {
   // The installed shared deflate (useSharedDeflate): deflated sessions' frames are built with it.
   let deflater = sharedDeflate;
-  const counters = { sharedSends: 0, serializations: 0, standardSends: 0, fallbackRelays: 0, sharedRelays: 0, corkedSockets: 0, batchedWrites: 0, framedWrites: 0, framesBuilt: 0 };
+  const counters = { sharedSends: 0, serializations: 0, standardSends: 0, fallbackRelays: 0, sharedRelays: 0, corkedSockets: 0, batchedWrites: 0, framedWrites: 0, framesBuilt: 0, batches: 0, batchFramedWrites: 0, plainSerializations: 0 };
   // Sessions not written pre-framed, by reason (a negotiated deflate, long-polling, ...).
   const framedFallbacks = {};
   let fallbackReason = enabled ? null : 'disabled (MESHPULSE_SHARED_SEND=off)';
@@ -275,17 +354,28 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
     return route;
   }
 
-  /** The message's frame for this route, built once per shared memo (`shared`, `key`). */
-  function frameFor(route, shared, key, text) {
-    const frameKey = `${route.frameKey}\u0000${key}`;
-    let frame = shared.get(frameKey);
+  /** The message's frame for this route, built once per message memo ({ text, frames }). */
+  function frameFor(route, memo) {
+    let frame = memo.frames.get(route.frameKey);
     if (frame === undefined) {
-      const payload = route.kind === 'sockjs' ? route.sockjsArray(text) : text;
+      const payload = route.kind === 'sockjs' ? route.sockjsArray(memo.text) : memo.text;
       frame = route.deflate ? deflatedFrame(payload, route.deflate) : textFrame(payload);
-      shared.set(frameKey, frame);
+      memo.frames.set(route.frameKey, frame);
       counters.framesBuilt++;
     }
     return frame;
+  }
+
+  /** A batch's frames for this route, one after the other in one Buffer, built once per batch memo. */
+  function batchFrameFor(route, batch) {
+    let joined = batch.frames.get(route.frameKey);
+    if (joined === undefined) {
+      const frames = [];
+      for (const memo of batch.memos) if (memo) frames.push(frameFor(route, memo));
+      joined = frames.length === 1 ? frames[0] : Buffer.concat(frames);
+      batch.frames.set(route.frameKey, joined);
+    }
+    return joined;
   }
 
   /** What permessage-deflate, driving the shared deflate, puts on the wire for `payload`. */
@@ -296,24 +386,49 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
     return textFrame(output.length === 0 ? output : output.subarray(0, output.length - 4), true);
   }
 
-  function write(session, waitsForPublish, text, shared, key) {
+  /** The pre-framed route of a session if a framed write is possible now, else null. */
+  function framedRoute(session) {
+    if (!preFramed) return null;
+    const route = frameRouteFor(session);
+    return !route.reason && canWriteFramed(route) ? route : null;
+  }
+
+  function write(session, waitsForPublish, memo) {
     if (waitsForPublish) {
-      session._checkPublishPromiseBeforeSend(() => { if (session.socket) session.socket.send(text); });
+      session._checkPublishPromiseBeforeSend(() => { if (session.socket) session.socket.send(memo.text); });
     } else if (session.socket) {
       if (batchWrites) {
         corkFor(session);
         counters.batchedWrites++;
       }
-      if (preFramed) {
-        const route = frameRouteFor(session);
-        if (!route.reason && canWriteFramed(route)) {
-          counters.framedWrites++;
-          route.tcp.write(frameFor(route, shared, key, text));
-          return;
-        }
+      const route = framedRoute(session);
+      if (route) {
+        counters.framedWrites++;
+        route.tcp.write(frameFor(route, memo));
+        return;
       }
-      session.socket.send(text);
+      session.socket.send(memo.text);
     }
+  }
+
+  /** A batch's messages, in order: one TCP write for a pre-framed session, else one send each. */
+  function writeBatch(session, waitsForPublish, batch) {
+    if (waitsForPublish || !session.socket) {
+      for (const memo of batch.memos) if (memo) write(session, waitsForPublish, memo);
+      return;
+    }
+    if (batchWrites) {
+      corkFor(session);
+      counters.batchedWrites += batch.count;
+    }
+    const route = framedRoute(session);
+    if (route) {
+      counters.framedWrites += batch.count;
+      counters.batchFramedWrites++;
+      route.tcp.write(batchFrameFor(route, batch));
+      return;
+    }
+    for (const memo of batch.memos) if (memo) session.socket.send(memo.text);
   }
 
   /**
@@ -349,6 +464,28 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
       }
     };
 
+    // The memo key of a message: fixed per relay for a view document (its id never changes), so
+    // a tick's fan-out builds no string per session.
+    const fixedKeys = documentId === null ? null : {};
+    const keyFor = (msgType, id) => {
+      if (fixedKeys === null) return `${msgType}\u0000${collection}\u0000${id}`;
+      return fixedKeys[msgType] || (fixedKeys[msgType] = `${msgType}\u0000${collection}\u0000${id}`);
+    };
+    const serialize = (msgType, id, fields) => {
+      counters.serializations++;
+      const msg = msgType === 'removed' ? { msg: 'removed', collection, id } : { msg: msgType, collection, id, fields };
+      let text = plainDDP ? stringifyPlainDDP(msg) : null;
+      if (text === null) text = stringifyDDP(msg);
+      else counters.plainSerializations++;
+      return { text, frames: new Map() };
+    };
+
+    const publicSend = (msgType, rawId, fields) => {
+      counters.standardSends++;
+      if (msgType === 'removed') publication.removed(collection, idFor(rawId));
+      else publication[msgType](collection, idFor(rawId), fields);
+    };
+
     const send = (msgType, rawId, fields, shared) => {
       // Same guards, in the same order, as Subscription#added/changed/removed and Session#send*.
       if (publication._isDeactivated()) return;
@@ -356,28 +493,56 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
       if (msgType === 'changed' && isEmpty(fields)) return;
       if (!shared || meteor._printSentDDP) {
         // No memo to share (a caller outside the hub) or DDP logging on: the public path.
-        counters.standardSends++;
-        if (msgType === 'removed') publication.removed(collection, idFor(rawId));
-        else publication[msgType](collection, idFor(rawId), fields);
+        publicSend(msgType, rawId, fields);
         return;
       }
       account(msgType, id);
-      const key = `${msgType}\u0000${collection}\u0000${id}`;
-      let text = shared.get(key);
-      if (text === undefined) {
-        const msg = msgType === 'removed' ? { msg: 'removed', collection, id } : { msg: msgType, collection, id, fields };
-        text = stringifyDDP(msg);
-        shared.set(key, text);
-        counters.serializations++;
+      const key = keyFor(msgType, id);
+      let memo = shared.get(key);
+      if (memo === undefined) {
+        memo = serialize(msgType, id, fields);
+        shared.set(key, memo);
       }
       counters.sharedSends++;
-      write(session, waitsForPublish, text, shared, key);
+      write(session, waitsForPublish, memo);
+    };
+
+    // A batch ({ method, id, fields } in order, the same array for every sink of a group) is
+    // serialized and framed once, under one key per relay shape.
+    const batchKey = `batch\u0000${collection}\u0000${documentId === null ? '' : documentId}`;
+    const batch = (messages, shared) => {
+      if (publication._isDeactivated()) return;
+      if (!shared || meteor._printSentDDP) {
+        for (const message of messages) send(message.method, message.id, message.fields, null);
+        return;
+      }
+      let memo = shared.get(batchKey);
+      if (memo === undefined || memo.messages !== messages) {
+        memo = { messages, ids: [], memos: [], frames: new Map(), count: 0 };
+        for (const message of messages) {
+          const id = publication._idFilter.idStringify(idFor(message.id));
+          // An empty change sends nothing (as Subscription#changed); it keeps its slot, unsent.
+          const skip = message.method === 'changed' && isEmpty(message.fields);
+          memo.ids.push(id);
+          memo.memos.push(skip ? null : serialize(message.method, id, message.fields));
+          if (!skip) memo.count++;
+        }
+        shared.set(batchKey, memo);
+      }
+      if (memo.count === 0) return;
+      if (accounting) {
+        for (let i = 0; i < messages.length; i++) if (memo.memos[i]) account(messages[i].method, memo.ids[i]);
+      }
+      counters.sharedSends += memo.count;
+      counters.batches++;
+      writeBatch(session, waitsForPublish, memo);
     };
     return {
       shared: true,
       added: (id, fields, shared) => send('added', id, fields, shared),
       changed: (id, fields, shared) => send('changed', id, fields, shared),
       removed: (id, shared) => send('removed', id, undefined, shared),
+      batch,
     };
   }
 
@@ -416,4 +581,4 @@ function installSharedDeflate(server, sharedDeflate) {
   return { installed: true, reason: null };
 }
 
-module.exports = { createSharedSender, inspectSend, installSharedDeflate, tcpSocketOf, textFrame, frameRouteOf };
+module.exports = { createSharedSender, stringifyPlainDDP, isPlainJson, inspectSend, installSharedDeflate, tcpSocketOf, textFrame, frameRouteOf };
