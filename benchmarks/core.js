@@ -30,7 +30,7 @@ const { parseObserverMessage } = require('../imports/core/observer-message');
 const { decodePacket, signatureChecks } = require('../imports/core/decode');
 const { MeshCorePacketDecoder } = require('@michaelhart/meshcore-decoder');
 const { createEngine } = require('../imports/core/engine');
-const { percentile, renderCoreReport } = require('./lib/report');
+const { percentile, median, renderCoreReport } = require('./lib/report');
 const { writeResult, readResult } = require('./lib/results');
 const { hostileStream } = require('../imports/core/simulate/hostile');
 const { resolvePath } = require('../imports/core/hop-resolver');
@@ -339,10 +339,6 @@ function measureAdvertVerification() {
     shares.push(round(1 - Math.sqrt(ratios[0] * ratios[1]), 3));
   }
   const verifications = signatureChecks.verified - verifiedBefore;
-  const median = (values) => {
-    const sorted = values.slice().sort((a, b) => a - b);
-    return sorted.length % 2 === 1 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
-  };
   const on = median(rates.on);
   const off = median(rates.off);
   const perBackend = verifyMicrosPerBackend();
@@ -380,7 +376,7 @@ function verifyMicrosPerBackend() {
       for (let i = 0; i < 2000; i++) if (!verifier.verify(raw, message, signature)) throw new Error(`${verifier.name} refused a valid signature`);
       runs.push(round((cpuSeconds(cpu0) * 1e6) / 2000, 1));
     }
-    result[verifier.name] = runs.sort((a, b) => a - b)[1];
+    result[verifier.name] = median(runs);
   }
   return result;
 }

@@ -15,7 +15,7 @@
  * `MESHPULSE_ED25519=node` forces Node's crypto (benchmarks measure one backend against the other).
  */
 const crypto = require('crypto');
-const { loadSodium } = require('./sodium');
+const { loadSodium, sodium: loadedSodium } = require('./sodium');
 
 // Importing a key costs about a tenth of verifying with it, and a node adverts again and again:
 // keep the most recent keys (a bounded Map used as an LRU; random-key floods just cycle it).
@@ -68,7 +68,7 @@ function createSodiumVerifier(sodium) {
  */
 function createVerifier(prefer = 'auto', requireModule = null) {
   if (prefer !== 'node') {
-    const sodium = loadSodium(requireModule);
+    const sodium = requireModule === null ? loadedSodium : loadSodium(requireModule);
     if (sodium !== null) return createSodiumVerifier(sodium);
   }
   return createNodeVerifier();
