@@ -23,6 +23,7 @@ const { withSnapshotCache } = require('./snapshot-cache');
 const { describePrefix, keepBest } = require('./aggregates');
 const { TopTracker } = require('./top-tracker');
 const { BYTES } = require('../memory-account');
+const { observationCountOf, observationAt } = require('../stored-records');
 
 const MIN_LENGTH = 2;
 const MAX_LENGTH = 8;
@@ -338,57 +339,107 @@ function occurrences(path, hops) {
   return starts;
 }
 
+/**
+ * Where `hops` first occurs in `path` (-1: nowhere), or -2 when it occurs more than once (rare:
+ * a run repeated inside one path). Allocates nothing: it runs over every observation the detail
+ * scan reads (up to tens of thousands per snapshot on a large mesh).
+ */
+function soleOccurrence(path, hops) {
+  const length = hops.length;
+  const head = hops[0];
+  let found = -1;
+  for (let start = 0, last = path.length - length; start <= last; start++) {
+    if (path[start] !== head) continue;
+    let k = 1;
+    while (k < length && path[start + k] === hops[k]) k++;
+    if (k === length) {
+      if (found >= 0) return -2;
+      found = start;
+    }
+  }
+  return found;
+}
+
 function countRows(counts) {
   const keyOf = (row) => (row.hop === null ? '' : row.hop);
   return Array.from(counts, ([hop, count]) => ({ hop, count }))
     .sort((a, b) => b.count - a.count || (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
 }
 
-// The detail scan reads at most this many transmissions (newest first) of the rarest hop, so a
-// detail costs a few milliseconds however large the store; `scan.complete` says whether it saw
-// every stored path (the subpath's own `count` is always exact).
-const MAX_SCAN = 5000;
+function increment(map, key) {
+  map.set(key, (map.get(key) || 0) + 1);
+}
+
+// The detail scan reads the newest transmissions of the rarest hop, up to either bound, so a
+// detail costs a few milliseconds however large the store and however many observers hear each
+// packet: its cost is per observation read, and a large mesh's busy hops carry ~14 observations
+// per transmission (5,000 transmissions were 55k observations, ~17 ms). `scan.complete` says
+// whether it saw every stored path (the subpath's own `count` is always exact).
+const SCAN_LIMITS = Object.freeze({ transmissions: 5000, observations: 20000 });
 
 /**
  * One subpath read from the store: the stored paths containing it, found through the
- * transmissions of its rarest hop, newest first (up to MAX_SCAN transmissions). Returns counts
+ * transmissions of its rarest hop, newest first (within SCAN_LIMITS). Returns counts
  * per observer, previous and next hop, and the earliest and latest report time among them.
+ *
+ * This is the slowest snapshot on a large mesh (5,000 transmissions of ~7 observations each), so
+ * the loop reads observations without building a transmission's list (observationAt), tests a
+ * path with soleOccurrence (no array per path), and counts a path's one neighbour on each side
+ * directly; only a path holding the run twice takes the general way (sets of neighbours).
  */
-function scanSubpath(store, hops) {
+function scanSubpath(store, hops, limits = SCAN_LIMITS) {
   let source = null;
   for (const hop of hops) {
     const deque = store.byPrefix.get(hop);
     if (!deque) return null;
     if (!source || deque.length < source.length) source = deque;
   }
-  const found = { count: 0, observers: new Map(), previous: new Map(), next: new Map(), firstSeen: null, lastSeen: null, transmissions: 0, complete: true };
+  const found = { count: 0, observers: new Map(), previous: new Map(), next: new Map(), firstSeen: null, lastSeen: null, transmissions: 0, observationsRead: 0, complete: true };
+  const length = hops.length;
+  let firstSeen = Infinity;
+  let lastSeen = -Infinity;
+  let observationsRead = 0;
   source.forEachNewest((tx) => {
-    if (found.transmissions === MAX_SCAN) {
+    const observationCount = observationCountOf(tx);
+    // Whole transmissions only: a path's neighbours and observers are never half-counted.
+    if (found.transmissions === limits.transmissions || (found.transmissions > 0 && observationsRead + observationCount > limits.observations)) {
       found.complete = false;
       return false;
     }
     found.transmissions++;
-    for (const observation of tx.observations) {
+    found.observationsRead = observationsRead += observationCount;
+    for (let o = 0; o < observationCount; o++) {
+      const observation = observationAt(tx, o);
       const path = observation.path;
-      if (path.length < hops.length) continue;
-      const starts = occurrences(path, hops);
-      if (starts.length === 0) continue;
+      if (path.length < length) continue;
+      const start = soleOccurrence(path, hops);
+      if (start === -1) continue;
       found.count++;
-      const id = observation.observer.id;
-      found.observers.set(id, (found.observers.get(id) || 0) + 1);
-      const before = new Set();
-      const after = new Set();
-      for (const start of starts) {
-        before.add(start > 0 ? path[start - 1] : null);
-        after.add(start + hops.length < path.length ? path[start + hops.length] : null);
+      increment(found.observers, observation.observer.id);
+      if (start >= 0) {
+        increment(found.previous, start > 0 ? path[start - 1] : null);
+        increment(found.next, start + length < path.length ? path[start + length] : null);
+      } else {
+        // The run occurs more than once in this path: each distinct neighbour once per path.
+        const before = new Set();
+        const after = new Set();
+        for (const at of occurrences(path, hops)) {
+          before.add(at > 0 ? path[at - 1] : null);
+          after.add(at + length < path.length ? path[at + length] : null);
+        }
+        for (const hop of before) increment(found.previous, hop);
+        for (const hop of after) increment(found.next, hop);
       }
-      for (const hop of before) found.previous.set(hop, (found.previous.get(hop) || 0) + 1);
-      for (const hop of after) found.next.set(hop, (found.next.get(hop) || 0) + 1);
-      if (found.firstSeen === null || observation.time < found.firstSeen) found.firstSeen = observation.time;
-      if (found.lastSeen === null || observation.time > found.lastSeen) found.lastSeen = observation.time;
+      const time = observation.time;
+      if (time < firstSeen) firstSeen = time;
+      if (time > lastSeen) lastSeen = time;
     }
     return true;
   });
+  if (found.count > 0) {
+    found.firstSeen = firstSeen;
+    found.lastSeen = lastSeen;
+  }
   return found;
 }
 
@@ -412,7 +463,7 @@ function detailSnapshot(state, params, store) {
       previous: 'paths per hop heard just before the subpath (null: the subpath starts the path)',
       next: 'paths per hop heard just after the subpath (null: the subpath ends the path)',
       firstSeen: 'earliest and latest report time (ms) of a stored path containing it',
-      scan: `observers, previous, next and first/last seen come from the newest ${MAX_SCAN} transmissions of the subpath's rarest hop; complete = every stored path was read`,
+      scan: `observers, previous, next and first/last seen come from the newest transmissions of the subpath's rarest hop, at most ${SCAN_LIMITS.transmissions} of them and ${SCAN_LIMITS.observations} observations; complete = every stored path was read`,
     },
     subpath: key,
     length: hops.length,
@@ -425,7 +476,7 @@ function detailSnapshot(state, params, store) {
     lastSeen: found ? found.lastSeen : null,
     previous: found ? countRows(found.previous) : [],
     next: found ? countRows(found.next) : [],
-    scan: { transmissions: found ? found.transmissions : 0, paths: found ? found.count : 0, complete: found ? found.complete : true },
+    scan: { transmissions: found ? found.transmissions : 0, observations: found ? found.observationsRead : 0, paths: found ? found.count : 0, complete: found ? found.complete : true },
   };
 }
 
@@ -445,3 +496,7 @@ module.exports = defineView(withSnapshotCache({
     return params.subpath !== null ? { detail: detailSnapshot(state, params, store) } : listSnapshot(state, params, store);
   },
 }));
+
+// For tests: the detail scan with other bounds.
+module.exports.scanSubpath = scanSubpath;
+module.exports.SCAN_LIMITS = SCAN_LIMITS;

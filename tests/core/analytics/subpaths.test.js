@@ -220,3 +220,54 @@ test('paths that repeat runs many times count each run once per path, through ev
   assert.equal(view.state.totalPaths, 0);
   assert.ok(view.state.byLength.every((table) => table.size === 0));
 });
+
+test('a detail scan stops at its transmission or observation bound, whole transmissions only, and counts exactly what it read', () => {
+  const { reports, channels } = simulatedReports({ seed: 3, count: 6000, profile: 'large' });
+  const engine = createEngine({ channels, views: ['subpaths'] });
+  for (const report of reports) engine.ingest(report);
+  const store = engine.store;
+  const busiest = engine.view('subpaths').snapshot({ limit: 1 }).subpaths[0].hops;
+  const rarest = busiest.reduce((a, b) => (store.byPrefix.get(b).length < store.byPrefix.get(a).length ? b : a));
+  const newestFirst = [];
+  store.byPrefix.get(rarest).forEachNewest((tx) => { newestFirst.push(tx); });
+  const totalObservations = newestFirst.reduce((sum, tx) => sum + tx.observations.length, 0);
+  assert.ok(newestFirst.length > 20 && totalObservations > 2 * newestFirst.length, `a busy hop: ${newestFirst.length} transmissions, ${totalObservations} observations`);
+
+  for (const limits of [{ transmissions: 10, observations: 1e9 }, { transmissions: 1e9, observations: Math.floor(totalObservations / 3) }, { transmissions: 1e9, observations: 1 }]) {
+    const found = subpaths.scanSubpath(store, busiest, limits);
+    // What a brute-force reader of the same bounds reads: whole transmissions, newest first.
+    const read = [];
+    let observations = 0;
+    for (const tx of newestFirst) {
+      if (read.length === limits.transmissions || (read.length > 0 && observations + tx.observations.length > limits.observations)) break;
+      read.push(tx);
+      observations += tx.observations.length;
+    }
+    assert.equal(found.transmissions, read.length, `transmissions read under ${JSON.stringify(limits)}`);
+    assert.equal(found.observationsRead, observations);
+    assert.equal(found.complete, false);
+    const run = busiest.join(',');
+    let paths = 0;
+    const observers = new Map();
+    const next = new Map();
+    for (const tx of read) {
+      for (const observation of tx.observations) {
+        const path = observation.path;
+        if (!runsOf(path).has(run)) continue;
+        paths++;
+        observers.set(observation.observer.id, (observers.get(observation.observer.id) || 0) + 1);
+        const after = new Set();
+        for (let i = 0; i + busiest.length <= path.length; i++) {
+          if (path.slice(i, i + busiest.length).join(',') === run) after.add(i + busiest.length < path.length ? path[i + busiest.length] : null);
+        }
+        for (const hop of after) next.set(hop, (next.get(hop) || 0) + 1);
+      }
+    }
+    assert.equal(found.count, paths);
+    assert.deepEqual(new Map([...found.observers].sort()), new Map([...observers].sort()));
+    assert.deepEqual(new Map([...found.next].sort()), new Map([...next].sort()));
+  }
+  // The view's own bounds: the detail says how much it read.
+  const detail = engine.view('subpaths').snapshot({ subpath: busiest.join(',') }).detail;
+  assert.ok(detail.scan.observations <= subpaths.SCAN_LIMITS.observations && detail.scan.transmissions <= subpaths.SCAN_LIMITS.transmissions);
+});
