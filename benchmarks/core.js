@@ -172,6 +172,18 @@ function measureSnapshots(engine, startTime, nextReport) {
   return results;
 }
 
+/** Mean path length (hops) of the reports, read from each raw packet's path-length byte. */
+function meanHops(reports) {
+  let hops = 0;
+  for (const report of reports) {
+    const routeType = parseInt(report.raw.slice(0, 2), 16) & 0x03;
+    // Transport-code routes (0 and 3) put 4 bytes of codes before the path-length byte.
+    const at = routeType === 0 || routeType === 3 ? 5 : 1;
+    hops += parseInt(report.raw.slice(2 * at, 2 * at + 2), 16) & 0x3f;
+  }
+  return reports.length ? hops / reports.length : 0;
+}
+
 /** Decode-only rates (ours and the reference library's) over the first 200k reports. */
 function measureDecode(reports) {
   const decodeSample = reports.slice(0, Math.min(200000, reports.length));
@@ -196,6 +208,7 @@ function measureProfile(profile) {
   let continuation = generated.reports.slice(TOTAL);
   const { channels } = generated;
   const reportCount = reports.length;
+  const hopsPerReport = meanHops(reports);
   const decode = measureDecode(reports);
   console.log(`[${profile}] decode only: ${Math.round(decode.decodeOnlyPerS)}/s; reference library: ${Math.round(decode.referenceDecodePerS)}/s`);
 
@@ -283,6 +296,10 @@ function measureProfile(profile) {
     decode_only_per_s: Math.round(decode.decodeOnlyPerS),
     reference_library_decode_only_per_s: Math.round(decode.referenceDecodePerS),
     ingest_per_s: Math.round(ingestPerS),
+    ingest_cpu_us_per_report: round(1e6 / ingestPerS, 2),
+    // Most per-report work is per hop (node keys, links, pairs, subpaths), so the profiles'
+    // rates differ by their reports' path lengths as much as by their mesh sizes.
+    hops_per_report: round(hopsPerReport, 2),
     ingest_wall_per_s: Math.round(ingestWallPerS),
     ingest_to_decode_ratio: round(ingestPerS / decode.decodeOnlyPerS, 3),
     ingest_to_reference_decode_ratio: round(ingestPerS / decode.referenceDecodePerS, 3),

@@ -54,6 +54,10 @@ function renderCoreReport(result, quickResult) {
     row('decode only (ours)', (p) => `${fmt(p.decode_only_per_s)}/s`, '');
     row('decode only, reference library (@michaelhart/meshcore-decoder)', (p) => `${fmt(p.reference_library_decode_only_per_s)}/s`, '');
     row('ingest (decode + verify + dedup + store + every view)', (p) => `${fmt(p.ingest_per_s)}/s`, '');
+    if (names.every((n) => profiles[n].hops_per_report !== undefined)) {
+      row('hops per report (mean path length)', (p) => String(p.hops_per_report), '');
+      row('ingest CPU per report', (p) => `${p.ingest_cpu_us_per_report} µs (${(p.ingest_cpu_us_per_report / (1 + p.hops_per_report)).toFixed(2)} per report + hop)`, '');
+    }
     if (base) row('default ingest / reference decode-only', (p) => (p === base ? String(p.ingest_to_reference_decode_ratio) : ''), '≥ 1.5', base.ingest_to_reference_decode_ratio >= 1.5);
     if (base && big) row('large ingest / default ingest', (p) => (p === big ? String(result.large_to_default_ingest_ratio) : ''), '≥ 0.6', result.large_to_default_ingest_ratio >= 0.6);
     row('rate per fifth of the run', (p) => p.fifth_rates_per_s.map(fmt).join(', '), '');
