@@ -463,3 +463,60 @@ test('rows: a batch sink that throws is counted once and the other sinks still g
   assert.equal(hub.stats().sinkErrors, 1);
   assert.ok(plain.events.length > 0);
 });
+
+test('rows: a tick sends exactly the fields that moved (nested fields, NaN, undefined, fresh copies of unchanged rows), and clients end with the view\'s rows', () => {
+  const random = seededRandom(21);
+  let nextId = 0;
+  const makeRow = () => ({ hash: `h${++nextId}`, time: nextId, observers: ['a'], path: { hops: [1, 2] }, snr: -5, note: undefined });
+  let rows = Array.from({ length: 12 }, makeRow);
+  let version = 0;
+  const view = { normalizeParams: () => ({}), versionFor: () => version, snapshot: () => ({ packets: rows }) };
+  const hub = new PublishHub(() => view, { publishIntervalMs: 0 });
+  const sink = recordingSink();
+  hub.subscribe('packets', {}, sink, 'rows', 'hash');
+  // The client as DDP applies it: a field changed to undefined is cleared.
+  const client = new Map();
+  let seen = 0;
+  const catchUp = () => {
+    for (; seen < sink.events.length; seen++) {
+      const [kind, id, fields] = sink.events[seen];
+      if (kind === 'added') client.set(id, JSON.parse(JSON.stringify(fields)));
+      if (kind === 'removed') client.delete(id);
+      if (kind !== 'changed') continue;
+      const doc = client.get(id);
+      for (const [field, value] of Object.entries(fields)) {
+        if (value === undefined) delete doc[field];
+        else doc[field] = JSON.parse(JSON.stringify(value));
+      }
+    }
+  };
+  const asJson = (list) => new Map(list.map((r) => [r.hash, r]).map(([id, r]) => [id, JSON.parse(JSON.stringify(r))]));
+  let changedMessages = 0;
+  for (let step = 0; step < 300; step++) {
+    const previous = asJson(rows);
+    const roll = random();
+    // Views hand out new row objects (packets.js summarize): a changed row is a changed copy.
+    const at = Math.floor(random() * rows.length);
+    const row = rows[at] = { ...rows[at], observers: rows[at].observers.slice(), path: { hops: rows[at].path.hops.slice() } };
+    if (roll < 0.2) row.observers.push(`o${step}`); // nested array
+    else if (roll < 0.35) row.path.hops[0] = step; // nested object
+    else if (roll < 0.45) row.snr = step % 7 === 0 ? NaN : -step; // NaN goes out as null
+    else if (roll < 0.55) rows = [makeRow(), ...rows.slice(0, -1)];
+    else if (roll < 0.65) rows = rows.map((r) => JSON.parse(JSON.stringify(r))); // same content, new objects
+    else if (roll < 0.7) row.note = step % 2 ? `n${step}` : undefined;
+    version++;
+    const before = sink.events.length;
+    hub.tick();
+    const expected = asJson(rows);
+    for (const [kind, id, fields] of sink.events.slice(before)) {
+      if (kind !== 'changed') continue;
+      changedMessages++;
+      // Brute force: the fields whose JSON differs from the row's previous JSON.
+      const moved = Object.keys(expected.get(id)).concat(Object.keys(previous.get(id))).filter((field, i, all) => all.indexOf(field) === i && JSON.stringify(expected.get(id)[field]) !== JSON.stringify(previous.get(id)[field]));
+      assert.deepEqual(Object.keys(fields).sort(), moved.sort(), `row ${id} at step ${step}`);
+    }
+    catchUp();
+    assert.deepEqual(client, expected, `the client holds the view's rows at step ${step}`);
+  }
+  assert.ok(changedMessages > 50, `the steps changed rows (${changedMessages} changes sent)`);
+});
