@@ -88,6 +88,7 @@ function plot(name) {
 function holdText(s) {
   const byUsers = s.holdByUsers || {};
   const levels = s.userLevels || [];
+  if (s.settleS) return `${s.settleS + s.holdS} s`;
   if (!levels.some((users) => byUsers[users] && byUsers[users] !== s.holdS)) return `${s.holdS} s`;
   return levels.map((users) => `${byUsers[users] || s.holdS} s (${users} users)`).join(', ');
 }
@@ -98,6 +99,7 @@ function renderDelivery(source) {
   const lines = header('Reactive vs method delivery', source,
     `Same dashboard (${s.dashboard}), same users and phases for both paths (tests/artillery/dashboard.yml): users arrive over ${s.rampS} s and keep the dashboard ${holdText(s)}; the server ingests ${s.ingest_per_s} packets/s (simulator), websocket compression preset \`${s.websocket_compression}\`. Method mode calls every view again ${s.method_refresh_ms} ms after each answer, like the UI. ${d.quick ? 'One server per path for its three levels (one round)' : `A fresh server per run, paths alternated over ${s.rounds} rounds per level`}, after a ${s.warmupS} s warm-up.`);
   lines.push('## Headline', '');
+  if (s.settleS) lines.push(`**CPU is counted from ${s.settleS} s after the first user joined**, over the last ${s.holdS} s of each hold (${s.settleS + s.holdS} s): in the users' first ${s.settleS} s the server's V8 compiles the code they exercise for the first time, a cost paid once per server, not per user·second. That first stretch is still measured: its reactive/method ratio per user·s is in the rounds table ("first ${s.settleS} s"). Delays cover the whole hold.`, '');
   lines.push('"Delay" is ingest of the newest packet -> arrival at the client: for reactive, every view update (`newestPacketAt`); for method, every answer (data age). Server CPU is read from /proc/<server pid>/stat every 200 ms with the server\'s open client connections (/proc/net/tcp): "time" and CPU are over the stretch when users were connected, and "net CPU" subtracts the server\'s CPU with no client at all (ingest only), measured right before and right after that stretch (the warm-up or the previous run\'s tail, Artillery\'s start-up, this run\'s tail); per user·s divides by the connection·seconds served. A ratio is withheld when either side fell behind or its net CPU is within the difference between the idle floor before and after.', '');
   const rows = [];
   for (const level of d.levels) {
@@ -123,8 +125,9 @@ function renderDelivery(source) {
     d.levels.map((l) => [l.users, fmt(l.reactive_to_method_cpu_per_update, 3), fmt(l.reactive_to_method_cpu_per_user_s, 2), l.reactive_to_method_cpu_per_user_s_spread ? `${l.reactive_to_method_cpu_per_user_s_spread.n} (${fmt(l.reactive_to_method_cpu_per_user_s_spread.min, 2)}–${fmt(l.reactive_to_method_cpu_per_user_s_spread.max, 2)})` : '0', l.fell_behind || (l.rounds || []).filter((r) => r.fell_behind).map((r) => `round ${r.round}: ${r.fell_behind}`).join('; ') || 'no', verdict(l.reactive_to_method_cpu_per_user_s !== null && l.reactive_to_method_cpu_per_user_s !== undefined && l.reactive_to_method_cpu_per_user_s <= 0.5)])));
   if (d.levels.some((l) => (l.rounds || []).length > 1)) {
     lines.push('', 'Every round (ratios only where neither side fell behind and both net CPUs were measurable):', '');
-    lines.push(...table(['users', 'round', 'reactive net CPU ms / user·s', 'method', 'ratio', 'reactive / method delay p99 (ms)', 'why not compared'],
-      d.levels.flatMap((l) => (l.rounds || []).map((r) => [l.users, r.round, fmt(r.reactive.net_cpu_ms_per_user_s, 2), fmt(r.method.net_cpu_ms_per_user_s, 2), fmt(r.cpu_per_user_s_ratio, 2), `${fmt(r.reactive.delay_p99_ms, 0)} / ${fmt(r.method.delay_p99_ms, 0)}`, r.cpu_not_comparable || '']))));
+    const settled = Boolean(s.settleS);
+    lines.push(...table(['users', 'round', 'reactive net CPU ms / user·s', 'method', 'ratio', ...(settled ? [`ratio over the first ${s.settleS} s (not the target's)`] : []), 'reactive / method delay p99 (ms)', 'why not compared'],
+      d.levels.flatMap((l) => (l.rounds || []).map((r) => [l.users, r.round, fmt(r.reactive.net_cpu_ms_per_user_s, 2), fmt(r.method.net_cpu_ms_per_user_s, 2), fmt(r.cpu_per_user_s_ratio, 2), ...(settled ? [fmt(r.settle_cpu_per_user_s_ratio, 2)] : []), `${fmt(r.reactive.delay_p99_ms, 0)} / ${fmt(r.method.delay_p99_ms, 0)}`, r.cpu_not_comparable || '']))));
   }
   lines.push('', 'Per update, the reactive path is cheap because most of its updates are small (changed fields, live-feed rows); per user and second it does far more work, because it pushes every change of every view as often as the publish interval of each view allows (see the publish settings above) while the method path answers every 2 s. Both ratios are shown so neither flatters.', '');
   lines.push('## Latency details (ms)', '');
