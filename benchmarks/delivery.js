@@ -391,7 +391,7 @@ async function runLevel(study, load, users, alreadyRun = null) {
     reactive_to_method_cpu_per_user_s: round(median(valid.map((r) => r.cpu_per_user_s_ratio)), 3),
     reactive_to_method_cpu_per_user_s_spread: spread(valid.map((r) => r.cpu_per_user_s_ratio)),
     // Over the users' first settle_s seconds (V8 compiling what they exercise), not the target's figure.
-    settle_reactive_to_method_cpu_per_user_s: load.settleS ? round(median(rounds.map((r) => r.settle_cpu_per_user_s_ratio).filter((v) => v !== null)), 3) : null,
+    settle_reactive_to_method_cpu_per_user_s: load.settleS ? round(median(rounds.map((r) => r.settle_cpu_per_user_s_ratio)), 3) : null,
     reactive_to_method_cpu_per_update: round(median(valid.map((r) => r.cpu_per_update_ratio)), 3),
     reactive_delay_p99_ms: median(rounds.filter((r) => r.delays_comparable).map((r) => r.reactive.delay_p99_ms)),
     method_delay_p99_ms: median(rounds.filter((r) => r.delays_comparable).map((r) => r.method.delay_p99_ms)),

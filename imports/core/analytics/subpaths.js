@@ -382,7 +382,7 @@ const SCAN_LIMITS = Object.freeze({ transmissions: 5000, observations: 20000 });
  * transmissions of its rarest hop, newest first (within SCAN_LIMITS). Returns counts
  * per observer, previous and next hop, and the earliest and latest report time among them.
  *
- * This is the slowest snapshot on a large mesh (5,000 transmissions of ~7 observations each), so
+ * This is the slowest snapshot on a large mesh (a busy hop's transmissions carry ~14 observations), so
  * the loop reads observations without building a transmission's list (observationAt), tests a
  * path with soleOccurrence (no array per path), and counts a path's one neighbour on each side
  * directly; only a path holding the run twice takes the general way (sets of neighbours).
@@ -398,16 +398,15 @@ function scanSubpath(store, hops, limits = SCAN_LIMITS) {
   const length = hops.length;
   let firstSeen = Infinity;
   let lastSeen = -Infinity;
-  let observationsRead = 0;
   source.forEachNewest((tx) => {
     const observationCount = observationCountOf(tx);
     // Whole transmissions only: a path's neighbours and observers are never half-counted.
-    if (found.transmissions === limits.transmissions || (found.transmissions > 0 && observationsRead + observationCount > limits.observations)) {
+    if (found.transmissions === limits.transmissions || (found.transmissions > 0 && found.observationsRead + observationCount > limits.observations)) {
       found.complete = false;
       return false;
     }
     found.transmissions++;
-    found.observationsRead = observationsRead += observationCount;
+    found.observationsRead += observationCount;
     for (let o = 0; o < observationCount; o++) {
       const observation = observationAt(tx, o);
       const path = observation.path;
