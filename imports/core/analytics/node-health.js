@@ -297,8 +297,10 @@ function newDayBucket(id) {
  * plus rare splits).
  */
 const TIME_TAIL = 8;
+// VERSION counts every change to the bucket's times (a packet added or taken back): the node
+// view keeps hours it had to re-read from the store while their buckets' versions hold.
 const H = {
-  PACKETS: 0, SNR_SUM: 1, SNR_COUNT: 2, FIRST: 3, SETTLED_LAST: 4, MAX_GAP: 5, MAX_GAP_END: 6, EXACT: 7, TAIL_LENGTH: 8, TAIL: 9,
+  PACKETS: 0, SNR_SUM: 1, SNR_COUNT: 2, FIRST: 3, SETTLED_LAST: 4, MAX_GAP: 5, MAX_GAP_END: 6, EXACT: 7, TAIL_LENGTH: 8, VERSION: 9, TAIL: 10,
 };
 const HOUR_FIELDS = H.TAIL + TIME_TAIL;
 
@@ -310,6 +312,7 @@ const HOUR_BYTES = BYTES.typedArray + HOUR_FIELDS * 8 + entryBytes(0.5);
 
 /** Count one more packet at `time` in an hour bucket. */
 function addTime(hour, time) {
+  hour[H.VERSION]++;
   if (hour[H.PACKETS]++ === 0) {
     hour[H.FIRST] = time;
     hour[H.SETTLED_LAST] = NaN; // nothing settled yet
@@ -365,6 +368,7 @@ function settle(hour, time) {
 
 /** Count one packet less: the oldest one (eviction is oldest-first). Returns the packets left. */
 function removeOldestTime(hour) {
+  hour[H.VERSION]++;
   const left = --hour[H.PACKETS];
   if (left === 0) return 0;
   if (Number.isNaN(hour[H.SETTLED_LAST])) {

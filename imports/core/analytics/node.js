@@ -25,7 +25,8 @@
  * at least one packet. The longest silence is the longest gap from the window start to the
  * first packet, between consecutive packets, or from the last packet to `now`, from each hour's
  * first/last time and longest inner gap; the rare hour whose inner times are no longer exact
- * (see node-health.js) is re-read from the store's indexes (O(its packets in that hour)).
+ * (see node-health.js) is re-read from the store's indexes (O(its packets in that hour)), and
+ * that read is kept until one of the hour's buckets changes (HourReads).
  *
  * Definitions: SNR/RSSI figures are over every observation of the node's packets (a packet's
  * `snr` in recentPackets is the mean of its observations); hops are the packet's hop count as
@@ -98,6 +99,61 @@ function readHourTimes(store, pubKey, start) {
   return times;
 }
 
+// Hours a snapshot had to re-read, kept per node and hour (see HourReads).
+const HOUR_READS_LIMIT = 1024;
+
+/**
+ * The hours a snapshot re-read from the store, kept while they cannot have changed. On a large
+ * mesh a busy node's every hour is shared by its key's and its prefixes' buckets, and each is
+ * re-read at every snapshot (about half of a busy node's snapshot: ~12,000 transmissions read
+ * for 7 hours at 300k reports). An hour's transmissions change only through its buckets (every
+ * packet added or taken back moves a bucket's VERSION, node-health.js), so a kept read is
+ * valid while the hour has the same bucket objects at the same versions. Bounded: at most
+ * `limit` hours, the least recently used go first (each ~150 bytes plus the buckets it holds,
+ * at most 4 of ~230 bytes: ~1 MB at the default limit, not charged to the budget).
+ */
+class HourReads {
+  constructor(limit = HOUR_READS_LIMIT) {
+    this.limit = limit;
+    this.kept = new Map(); // `${pubKey}@${start}` -> { buckets, versions, times }
+    this.hits = 0;
+    this.reads = 0;
+  }
+
+  /** readHourTimes(store, pubKey, start), or the kept answer while `buckets` are unchanged. */
+  times(store, pubKey, start, buckets) {
+    const key = `${pubKey}@${start}`;
+    const kept = this.kept.get(key);
+    if (kept !== undefined) {
+      this.kept.delete(key); // re-inserted below: the Map's order is least recently used first
+      if (sameBuckets(kept, buckets)) {
+        this.hits++;
+        this.kept.set(key, kept);
+        return kept.times;
+      }
+    }
+    this.reads++;
+    const times = readHourTimes(store, pubKey, start);
+    if (this.limit > 0) {
+      this.kept.set(key, { buckets: buckets.slice(), versions: buckets.map((bucket) => bucket[H.VERSION]), times });
+      if (this.kept.size > this.limit) this.kept.delete(this.kept.keys().next().value);
+    }
+    return times;
+  }
+
+  clear() {
+    this.kept.clear();
+  }
+}
+
+function sameBuckets(kept, buckets) {
+  if (kept.buckets.length !== buckets.length) return false;
+  for (let i = 0; i < buckets.length; i++) {
+    if (kept.buckets[i] !== buckets[i] || kept.versions[i] !== buckets[i][H.VERSION]) return false;
+  }
+  return true;
+}
+
 /**
  * What the summaries tell about one hour held by several keys' buckets, without reading the
  * store: the union's first and last time, and an upper bound on its longest inner gap (a gap of
@@ -131,13 +187,14 @@ function unionBounds(buckets) {
  * that bound could reach the longest gap found elsewhere (a busy node's hours almost never can),
  * so the figure stays exact at a fraction of the reads.
  */
-function longestSilence(store, pubKey, hours, from, now) {
+function longestSilence(store, pubKey, hours, from, now, hourReads) {
+  const read = (start, buckets) => hourReads.times(store, pubKey, start, buckets);
   // Pass 1: every hour's first and last time, its inner gap when known, or a bound on it.
   const rows = hours.map(([start, buckets]) => {
     if (buckets.length === 1 && buckets[0][H.EXACT]) return { start, exact: true, ...hourTimes(buckets[0]) };
     const union = buckets.length > 1 ? unionBounds(buckets) : null;
-    if (union === null) return { start, exact: true, ...readHourTimes(store, pubKey, start) };
-    return { start, exact: false, first: union.first, last: union.last, bound: union.bound };
+    if (union === null) return { start, exact: true, ...read(start, buckets) };
+    return { start, buckets, exact: false, first: union.first, last: union.last, bound: union.bound };
   });
   // The longest gap between hours (and at the edges) bounds what an inner gap must reach.
   let longestBetween = 0;
@@ -150,7 +207,7 @@ function longestSilence(store, pubKey, hours, from, now) {
   longestBetween = Math.max(longestBetween, now - previous);
   // Pass 2: read the shared hours whose inner gap could reach it (ties included: the first wins).
   for (const row of rows) {
-    if (!row.exact && row.bound >= longestBetween) Object.assign(row, readHourTimes(store, pubKey, row.start), { exact: true });
+    if (!row.exact && row.bound >= longestBetween) Object.assign(row, read(row.start, row.buckets), { exact: true });
   }
   // Pass 3: the first longest gap in time, over exact figures (a bounded hour cannot hold it).
   previous = from;
@@ -257,7 +314,7 @@ function fineSeries(fine, size, pubKey, from, to, newest) {
   return { activity, snrTrend };
 }
 
-function windowAnalytics(store, aggregates, node, params, now, fine) {
+function windowAnalytics(store, aggregates, node, params, now, fine, hourReads) {
   const { days } = params;
   const today = dayStart(now);
   const windowStart = today - (days - 1) * DAY_MS;
@@ -349,7 +406,7 @@ function windowAnalytics(store, aggregates, node, params, now, fine) {
     activeHours,
     heardFrom,
     availabilityPct: (100 * activeHours) / elapsedHours,
-    longestSilence: longestSilence(store, node.pubKey, hours, heardFrom, now),
+    longestSilence: longestSilence(store, node.pubKey, hours, heardFrom, now, hourReads),
     snrMean,
     snrStdDev,
     signalGrade: signalGrade(snrMean, snrStdDev),
@@ -371,6 +428,7 @@ module.exports = defineView({
   createState: (store) => ({
     tracker: sharedTracker(store),
     fine: new TimeCounts({ width: 3, countFields: [PACKETS, SNR_COUNT], keyed: true, part: memoryPart(store, 'node'), levels: FINE_LEVELS }),
+    hourReads: new HourReads(),
   }),
   apply(state, tx, observation, store) {
     const { tracker } = state;
@@ -386,7 +444,7 @@ module.exports = defineView({
   },
   // A node's figures sum its key's and its three prefixes' aggregates; adverts change its entry.
   scopeOf: (params) => NodeTracker.keysOf(params.pubKey),
-  snapshot({ tracker, fine }, params, store, now) {
+  snapshot({ tracker, fine, hourReads }, params, store, now) {
     const node = store.nodes.get(params.pubKey);
     if (!node) return { found: false };
     const aggregates = tracker.nodeAggregates(node.pubKey);
@@ -423,7 +481,7 @@ module.exports = defineView({
       sharesPrefixWith: sharers,
       adverts,
       health: { ...healthSummary(aggregates, node, now), observers, recentPackets },
-      analytics: windowAnalytics(store, aggregates, node, params, now, fine),
+      analytics: windowAnalytics(store, aggregates, node, params, now, fine, hourReads),
     };
   },
 });

@@ -397,3 +397,42 @@ test('node answers { found: false } for an unknown key and rejects a malformed o
   assert.throws(() => engine.snapshot('node', {}), /is required/);
   assert.throws(() => engine.snapshot('node', { pubKey: 'ab'.repeat(32), days: 91 }), /at most 90/);
 });
+
+test('node keeps re-read hours only while their buckets are unchanged: exact against the brute force and against a view that keeps none', () => {
+  // Times stretched to two hours so that a busy node's hours hold gaps as long as those between
+  // hours: then the snapshot must re-read shared hours, and the kept reads get used.
+  const { reports, channels } = simulatedReports({ seed: 41, count: 3000 });
+  const t0 = reports[0].time;
+  const factor = (2 * HOUR) / (reports[reports.length - 1].time - t0);
+  const stretched = reports.map((report) => ({ ...report, time: Math.round(t0 + (report.time - t0) * factor) }));
+  const keeping = createEngine({ channels, views: ['node'] });
+  const fresh = createEngine({ channels, views: ['node'] });
+  fresh.view('node').state.hourReads.limit = 0; // reads every time, keeps nothing
+  const random = seededRandom(5);
+  let next = 0;
+  let compared = 0;
+  while (next < stretched.length) {
+    const step = 1 + Math.floor(random() * 40);
+    for (let i = 0; i < step && next < stretched.length; i++, next++) {
+      keeping.ingest(stretched[next]);
+      fresh.ingest(stretched[next]);
+    }
+    if (random() < 0.3) {
+      keeping.store.evictOldest();
+      fresh.store.evictOldest();
+    }
+    if (next < 600) continue;
+    const now = keeping.store.lastTime + Math.floor(random() * HOUR);
+    for (const params of interestingParams(keeping.store).slice(0, 3)) {
+      const normalized = keeping.view('node').normalizeParams(params);
+      const kept = keeping.snapshot('node', params, now);
+      assert.deepEqual(kept, fresh.snapshot('node', params, now), `node(${JSON.stringify(params)}) at report ${next}`);
+      if (compared++ % 10 === 0) assertClose(kept, bruteNode(keeping.store, normalized, now), `node(${JSON.stringify(params)}) at report ${next}`);
+    }
+  }
+  const { hits, reads, kept } = keeping.view('node').state.hourReads;
+  assert.ok(hits > 50 && reads > 20, `hours were re-read (${reads}) and kept reads used (${hits})`);
+  assert.ok(hits > reads, `most re-reads were answered from what was kept (${hits} hits, ${reads} reads)`);
+  assert.ok(kept.size <= keeping.view('node').state.hourReads.limit);
+  assert.equal(fresh.view('node').state.hourReads.hits, 0);
+});
