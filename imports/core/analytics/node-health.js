@@ -425,6 +425,8 @@ class NodeTracker {
     this.observerById = [];
     this.freeObserverIds = [];
     this.scratchAggregates = [];
+    this.observerMarks = new Int32Array(64); // distinctObservers' marks, one per observer id
+    this.observerStamp = 0;
   }
 
   /** The small id of an observer record in the per-day sums (created on first use, refs 0). */
@@ -464,10 +466,37 @@ class NodeTracker {
     table.forEachOf(day.peers, (entry, item) => visit(this.aggregateById[item].key, table.values[entry]));
   }
 
-  /** Distinct observers in a day. */
-  dayObserverCount(day) {
+  /**
+   * Distinct observers over every day of `aggregates`. A walk of the per-day entry lists that
+   * marks each observer id with a fresh stamp (no Set: bulkHealth asks this for 200 nodes of 4
+   * keys each, and on a large mesh a 1-byte prefix's days hold every observer; the Set was half
+   * of that snapshot). `observerMarks` has one slot per observer id in use (ids are reused).
+   */
+  distinctObservers(aggregates) {
+    if (this.observerStamp >= 0x3fffffff) {
+      this.observerMarks.fill(0);
+      this.observerStamp = 0;
+    }
+    const stamp = ++this.observerStamp;
+    if (this.observerMarks.length < this.observerById.length) {
+      const grown = new Int32Array(Math.max(64, this.observerById.length * 2));
+      grown.set(this.observerMarks);
+      this.observerMarks = grown;
+    }
+    const marks = this.observerMarks;
+    const { next, items } = this.observerSums;
     let count = 0;
-    for (let entry = day.observers.head; entry >= 0; entry = this.observerSums.next[entry]) count++;
+    for (let a = 0; a < aggregates.length; a++) {
+      for (const day of aggregates[a].days.values()) {
+        for (let entry = day.observers.head; entry >= 0; entry = next[entry]) {
+          const id = items[entry];
+          if (marks[id] !== stamp) {
+            marks[id] = stamp;
+            count++;
+          }
+        }
+      }
+    }
     return count;
   }
 
@@ -833,12 +862,7 @@ function observerTotals(aggregates) {
 
 /** Observers that heard any of the aggregates' stored packets. */
 function observerCount(aggregates) {
-  if (aggregates.length === 1 && aggregates[0].days.size === 1) return aggregates[0].tracker.dayObserverCount(aggregates[0].days.values().next().value);
-  const observers = new Set();
-  for (const aggregate of aggregates) {
-    for (const day of aggregate.days.values()) aggregate.tracker.forEachDayObserver(day, (observer) => observers.add(observer));
-  }
-  return observers.size;
+  return aggregates.length === 0 ? 0 : aggregates[0].tracker.distinctObservers(aggregates);
 }
 
 /** Sums of a node's aggregates: { packets, relayed, hopsSum, snrSum, snrCount, rssiSum, rssiCount }. */
