@@ -109,8 +109,8 @@ const HOUR_READS_LIMIT = 1024;
  * for 7 hours at 300k reports). An hour's transmissions change only through its buckets (every
  * packet added or taken back moves a bucket's VERSION, node-health.js), so a kept read is
  * valid while the hour has the same bucket objects at the same versions. Bounded: at most
- * `limit` hours, the least recently used go first (each ~150 bytes plus the buckets it holds,
- * at most 4 of ~230 bytes: ~1 MB at the default limit, not charged to the budget).
+ * `limit` hours, the least recently used go first (~2 KB each at worst, when it is the last holder
+ * of its 4 buckets: about 2 MB at the default limit, not charged to the budget).
  */
 class HourReads {
   constructor(limit = HOUR_READS_LIMIT) {
