@@ -140,10 +140,6 @@ class HourReads {
     }
     return times;
   }
-
-  clear() {
-    this.kept.clear();
-  }
 }
 
 function sameBuckets(kept, buckets) {
