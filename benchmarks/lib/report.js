@@ -73,6 +73,16 @@ function renderCoreReport(result, quickResult) {
   } else if (result.views) {
     viewTable(lines, result.views, large);
   }
+  const rounds = result.ingest_rounds;
+  if (rounds) {
+    const range = (figure) => `**${figure.median}** (${figure.min}–${figure.max})`;
+    lines.push(`## Ingest ratios over ${rounds.rounds_count} rounds`, '');
+    lines.push(`${fmt(rounds.reports_per_round)} reports per mesh per round, ${rounds.method}. One run's ratios are one sample of a noisy host; these are medians (min–max).`, '');
+    lines.push('| round | order | default ingest/s | reference decode/s | default / reference | large ingest/s | large / default |', '|---|---|---|---|---|---|---|');
+    for (const r of rounds.rounds) lines.push(`| ${r.round} | ${r.order.join(', ')} | ${fmt(r.default.ingest_per_s)} | ${fmt(r.default.reference_library_decode_only_per_s)} | ${r.default_to_reference} | ${fmt(r.large.ingest_per_s)} | ${r.large_to_default} |`);
+    lines.push(`| median (min–max) | | ${fmt(rounds.default_ingest_per_s.median)} | | ${range(rounds.default_to_reference)} | ${fmt(rounds.large_ingest_per_s.median)} | ${range(rounds.large_to_default)} |`);
+    lines.push('', `Targets: default / reference ≥ 1.5 (${verdict(rounds.default_to_reference.median >= 1.5)}), large / default ≥ 0.6 (${verdict(rounds.large_to_default.median >= 0.6)}), both on the median.`, '');
+  }
   const verification = result.advert_verification;
   if (verification) {
     lines.push('## Advert verification (Ed25519)', '');
