@@ -14,6 +14,8 @@
  *   ingest_rounds       the two ingest ratios again (large / default, default / reference decode)
  *                       in 5 rounds of 300k reports per mesh (3 of 100k with --quick; --rounds=N),
  *                       each mesh in a fresh process, order alternating: medians and ranges
+ *   cost_shares         where ingest time goes (decode, store, each view, GC), from V8's CPU
+ *                       profiler over 200k of 300k reports per mesh (--only=costs alone)
  * Then:
  *   advert_verification   ingest with and without Ed25519 advert checks (default mesh)
  *   hostile               each hostile stream under 16 MB and 256 MB budgets: heap after GC
@@ -43,7 +45,7 @@ const { spawnSync } = require('child_process');
 const { backend: ed25519Backend, createVerifier } = require('../imports/core/ed25519');
 
 const quick = process.argv.includes('--quick');
-const only = (process.argv.find((arg) => arg.startsWith('--only=')) || '').slice(7) || null; // profiles | rounds | hostile | hops | verification
+const only = (process.argv.find((arg) => arg.startsWith('--only=')) || '').slice(7) || null; // profiles | rounds | costs | hostile | hops | verification
 // Development flags (a published run uses none): --profile=default|large measures that mesh alone
 // (no advert-verification or hop-resolution part), --reports=N ingests N reports per mesh, and
 // --out=FILE writes the JSON there (nothing under benchmarks/results/, no merge with a previous run).
@@ -65,6 +67,9 @@ const roundsArg = argValue('rounds');
 if (roundsArg !== null && !(Number.isInteger(Number(roundsArg)) && Number(roundsArg) >= 0)) throw new Error(`--rounds must be a whole number, not ${roundsArg}`);
 const ROUNDS = roundsArg !== null ? Number(roundsArg) : quick ? 3 : 5;
 const ROUND_REPORTS = quick ? 100000 : 300000;
+// Cost shares (measureCostShares): reports per mesh, and the profiler's sampling interval.
+const COST_REPORTS = 300000;
+const COST_SAMPLING_US = 250;
 // Child mode of the rounds: --ingest-round=<profile> measures one mesh and prints one JSON line.
 const roundChild = argValue('ingest-round');
 
@@ -478,6 +483,102 @@ function verifyMicrosPerBackend() {
 }
 
 /**
+ * Where ingest time goes: each mesh's stream ingested under V8's sampling CPU profiler (the
+ * inspector, in this process), the first third untimed (warm-up), and the profile's samples
+ * attributed to decoding (and within it Ed25519 checks, group-text decryption, the content
+ * hash), to each view's apply (by the view's file, inclusive of what it calls; the shared
+ * node-health tracker runs under the first of nodes/node/bulkHealth to apply, and is also shown
+ * alone), to the store's own work (ingest minus decoding and views) and to the garbage collector.
+ * Shares of the sampled CPU, not rates: the profiler slows everything, and shares are what tell
+ * a target's distance in work (benchmarks/README.md quotes them).
+ */
+function measureCostShares(profile) {
+  const { Session } = require('inspector');
+  const count = quick ? 100000 : COST_REPORTS;
+  const { reports, channels } = generateReports(count, 2026, profile);
+  const engine = createEngine({ channels, store: { memoryBudgetBytes: 64 * 1024 ** 3 } });
+  const warm = Math.floor(count / 3);
+  for (let i = 0; i < warm; i++) engine.ingest(reports[i]);
+  const session = new Session();
+  session.connect();
+  // The inspector answers this thread's own session synchronously.
+  let profileData = null;
+  session.post('Profiler.enable');
+  session.post('Profiler.setSamplingInterval', { interval: COST_SAMPLING_US });
+  session.post('Profiler.start');
+  for (let i = warm; i < count; i++) engine.ingest(reports[i]);
+  session.post('Profiler.stop', (err, result) => { if (!err) profileData = result.profile; });
+  session.disconnect();
+  if (profileData === null) throw new Error('the CPU profile could not be read');
+  const shares = attributeProfile(profileData);
+  console.log(`[${profile}] cost shares over ${count - warm} reports: decode ${shares.decode}, views ${shares.views}, store ${shares.store}, gc ${shares.garbage_collector}`);
+  return { reports_profiled: count - warm, after_untimed: warm, sampling_interval_us: COST_SAMPLING_US, shares };
+}
+
+/** Shares of a .cpuprofile's sampled time (idle and "(program)" left out), by part of the pipeline. */
+function attributeProfile(data) {
+  const byId = new Map(data.nodes.map((node) => [node.id, node]));
+  const self = new Map();
+  data.samples.forEach((id, i) => self.set(id, (self.get(id) || 0) + (data.timeDeltas[i + 1] || 0)));
+  const inclusive = new Map();
+  const total = (node) => {
+    if (inclusive.has(node.id)) return inclusive.get(node.id);
+    let time = self.get(node.id) || 0;
+    for (const child of node.children || []) time += total(byId.get(child));
+    inclusive.set(node.id, time);
+    return time;
+  };
+  let sampled = 0;
+  let gcTime = 0;
+  for (const node of data.nodes) {
+    const name = node.callFrame.functionName;
+    if (name === '(idle)' || name === '(program)') continue;
+    sampled += self.get(node.id) || 0;
+    if (name === '(garbage collector)') gcTime += self.get(node.id) || 0;
+  }
+  const fileOf = (frame) => (frame.url || '').split('/').pop();
+  // Inclusive time of the outermost calls matching `test` (a recursive call is counted once).
+  const outermost = (test) => {
+    let time = 0;
+    const walk = (node, inside) => {
+      const hit = !inside && test(node.callFrame);
+      if (hit) time += total(node);
+      for (const child of node.children || []) walk(byId.get(child), inside || hit);
+    };
+    walk(data.nodes[0], false);
+    return time;
+  };
+  const ingest = outermost((f) => f.functionName === 'ingest' && fileOf(f) === 'store.js');
+  const decode = outermost((f) => f.functionName === 'decodePacket' && fileOf(f) === 'decode.js');
+  const viewsTotal = outermost((f) => f.functionName === 'apply' && fileOf(f) === 'view.js');
+  const byView = {};
+  for (const node of data.nodes) {
+    const frame = node.callFrame;
+    if (frame.functionName !== 'apply' || fileOf(frame) !== 'view.js') continue;
+    for (const child of node.children || []) {
+      const file = fileOf(byId.get(child).callFrame).replace(/\.js$/, '') || '(native)';
+      byView[file] = (byView[file] || 0) + total(byId.get(child));
+    }
+  }
+  const share = (time) => round(time / sampled, 3);
+  const views = {};
+  for (const [file, time] of Object.entries(byView).sort((a, b) => b[1] - a[1])) views[file] = share(time);
+  return {
+    ingest: share(ingest),
+    decode: share(decode),
+    decode_ed25519: share(outermost((f) => f.functionName === 'verifyAdvertSignature')),
+    decode_group_text: share(outermost((f) => f.functionName === 'decryptGroupText')),
+    decode_content_hash: share(outermost((f) => f.functionName === 'contentHash')),
+    store: share(ingest - decode - viewsTotal),
+    views: share(viewsTotal),
+    node_health_tracker: share(outermost((f) => f.functionName === 'apply' && fileOf(f) === 'node-health.js')),
+    by_view_file: views,
+    garbage_collector: share(gcTime),
+    sampled_ms: Math.round(sampled / 1000),
+  };
+}
+
+/**
  * Hop resolution against the simulator's truth (large mesh, every node advertised at start):
  * per hash size, the share of hops resolved to the right repeater, to a wrong one, left
  * ambiguous or unknown, and the CPU time resolvePath takes per path. Paths are measured after
@@ -611,6 +712,12 @@ function main() {
   }
   // The rounds belong with the profiles (--only=profiles runs them too); --only=rounds alone, a few minutes.
   const ingestRounds = ROUNDS > 0 && onlyProfile === null && (!only || only === 'profiles' || only === 'rounds') ? measureIngestRounds() : null;
+  // Where ingest time goes, per mesh (a minute or two; --only=costs alone).
+  let costShares = null;
+  if (onlyProfile === null && (!only || only === 'profiles' || only === 'costs')) {
+    costShares = {};
+    for (const profile of ['default', 'large']) costShares[profile] = measureCostShares(profile);
+  }
   if (only === 'hops') hopResolution = measureHopResolution(); // hop resolution alone, a minute or two
   if (only === 'verification') advertVerification = measureAdvertVerification(); // a minute or two
   if (!only || only === 'hostile') {
@@ -637,6 +744,7 @@ function main() {
     } : {}),
     large_to_default_ingest_ratio: base && large ? round(large.ingest_per_s / base.ingest_per_s, 3) : null,
     ingest_rounds: ingestRounds,
+    cost_shares: costShares,
     profiles,
     advert_verification: advertVerification,
     hop_resolution: hopResolution,
@@ -652,9 +760,9 @@ function main() {
   // same size and says so, so that one JSON holds both parts, each with its own run recorded.
   const previous = only ? readResult(`core${quick ? '-quick' : ''}`, { from: 'latest' }) : null;
   if (previous) {
-    const keep = only === 'hostile' ? ['profiles', 'ingest_rounds', 'advert_verification', 'hop_resolution', 'large_to_default_ingest_ratio', 'packets', 'transmissions', 'observations', 'decode_only_per_s', 'reference_library_decode_only_per_s', 'ingest_per_s', 'ingest_to_decode_ratio', 'ingest_flatness', 'chunk_rates_per_s', 'bytes_per_packet', 'bytes_per_transmission', 'views'] : ['hostile'];
+    const keep = only === 'hostile' ? ['profiles', 'ingest_rounds', 'cost_shares', 'advert_verification', 'hop_resolution', 'large_to_default_ingest_ratio', 'packets', 'transmissions', 'observations', 'decode_only_per_s', 'reference_library_decode_only_per_s', 'ingest_per_s', 'ingest_to_decode_ratio', 'ingest_flatness', 'chunk_rates_per_s', 'bytes_per_packet', 'bytes_per_transmission', 'views'] : ['hostile'];
     // --only=hops (or verification) keeps every measured part of the previous run but that one.
-    const measuredAlone = { hops: 'hop_resolution', verification: 'advert_verification', rounds: 'ingest_rounds' }[only];
+    const measuredAlone = { hops: 'hop_resolution', verification: 'advert_verification', rounds: 'ingest_rounds', costs: 'cost_shares' }[only];
     if (measuredAlone) keep.splice(0, keep.length, ...Object.keys(previous).filter((key) => ![measuredAlone, 'benchmark', 'quick', 'only', 'date', 'machine', 'command', 'rate_basis', 'load_average', 'duration_s', 'parts_from'].includes(key)));
     for (const key of keep) if (previous[key] !== undefined) result[key] = previous[key];
     result.parts_from = { [only]: { command: result.command, date: result.date }, rest: { command: previous.command, date: previous.date } };

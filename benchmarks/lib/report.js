@@ -83,6 +83,27 @@ function renderCoreReport(result, quickResult) {
     lines.push(`| median (min–max) | | ${fmt(rounds.default_ingest_per_s.median)} | | ${range(rounds.default_to_reference)} | ${fmt(rounds.large_ingest_per_s.median)} | ${range(rounds.large_to_default)} |`);
     lines.push('', `Targets: default / reference ≥ 1.5 (${verdict(rounds.default_to_reference.median >= 1.5)}), large / default ≥ 0.6 (${verdict(rounds.large_to_default.median >= 0.6)}), both on the median.`, '');
   }
+  const costs = result.cost_shares;
+  if (costs && costs.default && costs.large) {
+    const pct = (value) => (value === undefined || value === null ? '' : `${(100 * value).toFixed(1)}%`);
+    const d = costs.default.shares;
+    const l = costs.large.shares;
+    lines.push('## Where ingest time goes (shares of sampled CPU)', '');
+    lines.push(`V8's sampling CPU profiler (every ${costs.default.sampling_interval_us} µs) over ${fmt(costs.default.reports_profiled)} reports per mesh, after ${fmt(costs.default.after_untimed)} untimed. Each view's share is its apply with what it calls; the node-health tracker shared by nodes, node and bulkHealth runs under the first of them to apply (\`nodes\`).`, '');
+    lines.push('| part | default | large |', '|---|---|---|');
+    const part = (label, key) => lines.push(`| ${label} | ${pct(d[key])} | ${pct(l[key])} |`);
+    part('decode', 'decode');
+    part('… Ed25519 advert checks', 'decode_ed25519');
+    part('… group-text MAC and decryption', 'decode_group_text');
+    part('… content hash', 'decode_content_hash');
+    part('store (dedup, records, indexes, directory, memory account)', 'store');
+    part('views', 'views');
+    part('… node-health tracker (nodes, node, bulkHealth)', 'node_health_tracker');
+    const files = Object.keys(l.by_view_file).filter((file) => (l.by_view_file[file] || 0) >= 0.005 || (d.by_view_file[file] || 0) >= 0.005);
+    for (const file of files) lines.push(`| … \`${file}\` | ${pct(d.by_view_file[file] || 0)} | ${pct(l.by_view_file[file] || 0)} |`);
+    part('garbage collector', 'garbage_collector');
+    lines.push('');
+  }
   const verification = result.advert_verification;
   if (verification) {
     lines.push('## Advert verification (Ed25519)', '');
