@@ -1,4 +1,6 @@
 'use strict';
+const { PROFILE_NAMES } = require('./simulate/profiles');
+
 /**
  * Every knob MeshPulse has, with its default, in one place. `Meteor.settings` (settings.json)
  * overrides any of them; README "Configuration" documents each. Secrets (API key, channel
@@ -6,8 +8,10 @@
  */
 const DEFAULT_SETTINGS = {
   sources: {
-    // Built-in simulator: a live mesh with no radio at all.
-    simulator: { enabled: true, ratePerSecond: 20, seed: 2026 },
+    // Built-in simulator: a live mesh with no radio at all. `profile`: 'default' (176 nodes,
+    // 8 observers) or 'large' (5,200 nodes, 64 observers, 5 regions, 1/2/3-byte hashes; see
+    // imports/core/simulate/profiles.js), to see the app at the size of a public mesh.
+    simulator: { enabled: true, ratePerSecond: 20, seed: 2026, profile: 'default' },
     // MQTT brokers observers publish to; empty = none.
     mqtt: [],
     // POST /api/packets; disabled unless an API key is set.
@@ -82,6 +86,7 @@ function resolveSettings(meteorSettings = {}, env = {}) {
   if (env.MESHPULSE_API_KEY) settings.apiKey = env.MESHPULSE_API_KEY;
   if (env.MESHPULSE_SIM_RATE) settings.sources.simulator.ratePerSecond = Number(env.MESHPULSE_SIM_RATE);
   if (env.MESHPULSE_SIMULATOR === '0') settings.sources.simulator.enabled = false;
+  if (env.MESHPULSE_SIM_PROFILE) settings.sources.simulator.profile = env.MESHPULSE_SIM_PROFILE;
   if (env.MESHPULSE_PUBLISH_INTERVAL_MS) settings.publish.intervalMs = Number(env.MESHPULSE_PUBLISH_INTERVAL_MS);
   if (env.MESHPULSE_PERSISTENCE === '0') settings.persistence.enabled = false;
   if (env.MESHPULSE_MEMORY_MB) settings.store.memoryBudgetMB = Number(env.MESHPULSE_MEMORY_MB);
@@ -108,4 +113,17 @@ function storeOptions(store) {
   };
 }
 
-module.exports = { DEFAULT_SETTINGS, resolveSettings, mergeSettings, storeOptions };
+/**
+ * The createSimulator() options for the `sources.simulator` settings. An unknown profile is a
+ * configuration error: thrown at start-up with the setting's name and the known profiles, rather
+ * than a mesh other than the one asked for.
+ */
+function simulatorOptions(simulator) {
+  const profile = simulator.profile === undefined || simulator.profile === null ? 'default' : simulator.profile;
+  if (!PROFILE_NAMES.includes(profile)) {
+    throw new Error(`settings: sources.simulator.profile (or MESHPULSE_SIM_PROFILE) is ${JSON.stringify(profile)}; known profiles: ${PROFILE_NAMES.join(', ')}`);
+  }
+  return { seed: simulator.seed, profile };
+}
+
+module.exports = { DEFAULT_SETTINGS, resolveSettings, mergeSettings, storeOptions, simulatorOptions };

@@ -72,3 +72,29 @@ test('region scopes and the publish switches have settings defaults; the benchma
   assert.equal(resolveSettings({}, { MESHPULSE_SHARED_SEND: 'off' }).publish.sharedSend, false);
   assert.equal(resolveSettings({}, { MESHPULSE_SHARED_SEND: '' }).publish.sharedSend, true, 'an empty variable is unset');
 });
+
+test('the simulator\'s mesh profile: default unless settings.json or MESHPULSE_SIM_PROFILE names one; an unknown one is refused by name', () => {
+  const { simulatorOptions } = require('../../imports/core/settings');
+  const { createSimulatorFeed } = require('../../imports/ingest/simulator-feed');
+  assert.deepEqual(simulatorOptions(resolveSettings({}, {}).sources.simulator), { seed: 2026, profile: 'default' });
+  assert.equal(resolveSettings({ sources: { simulator: { profile: 'large' } } }, {}).sources.simulator.profile, 'large');
+  const fromEnv = resolveSettings({ sources: { simulator: { seed: 9 } } }, { MESHPULSE_SIM_PROFILE: 'large' }).sources.simulator;
+  assert.deepEqual(simulatorOptions(fromEnv), { seed: 9, profile: 'large' });
+  assert.throws(() => simulatorOptions({ seed: 1, profile: 'huge' }), /sources\.simulator\.profile \(or MESHPULSE_SIM_PROFILE\) is "huge"; known profiles: default, large/);
+  // What the server builds from them (imports/startup/server/index.js): the feed's mesh is the named one.
+  const feedOf = (simulator) => createSimulatorFeed({ pipeline: { submitMessage() {} }, simulator: simulatorOptions(simulator) });
+  const meshOf = (feed) => {
+    const regions = new Set();
+    const observers = new Set();
+    for (const message of feed.simulator.messages(3000)) {
+      const [, region, observer] = message.topic.split('/');
+      regions.add(region);
+      observers.add(observer);
+    }
+    return { nodes: feed.simulator.nodes.length, regions: regions.size, observers: observers.size };
+  };
+  const large = meshOf(feedOf(fromEnv));
+  const small = meshOf(feedOf(resolveSettings({}, {}).sources.simulator));
+  assert.ok(large.nodes >= 5000 && large.regions >= 4 && large.observers >= 60, `large mesh: ${JSON.stringify(large)}`);
+  assert.ok(small.nodes < 500 && small.observers <= 8, `default mesh: ${JSON.stringify(small)}`);
+});

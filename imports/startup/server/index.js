@@ -5,7 +5,7 @@
  */
 import { Meteor } from 'meteor/meteor';
 import { WebApp } from 'meteor/webapp';
-import { resolveSettings, storeOptions } from '/imports/core/settings';
+import { resolveSettings, storeOptions, simulatorOptions } from '/imports/core/settings';
 import { createEngine } from '/imports/core/engine';
 import { createViewCache } from '/imports/core/cache';
 import { PublishHub } from '/imports/core/publish-hub';
@@ -57,7 +57,7 @@ Meteor.startup(async () => {
   if (simulatorSettings.enabled) {
     simulatorFeed = createSimulatorFeed({
       pipeline: { submitMessage: (...args) => pipelineHolder.pipeline.submitMessage(...args) },
-      simulator: { seed: simulatorSettings.seed },
+      simulator: simulatorOptions(simulatorSettings),
       ratePerSecond: simulatorSettings.ratePerSecond,
       // Every simulated observer's status once a minute, like meshcoretomqtt's status topic.
       onStatus: (status) => recordObserverStatus(status),
