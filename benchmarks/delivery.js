@@ -461,6 +461,8 @@ runStudy('delivery', async (study) => {
   return {
     settings: {
       ingest_per_s: INGEST_PER_S,
+      // The server's simulated mesh: MESHPULSE_SIM_PROFILE=large runs the study on the large one.
+      simulator_profile: process.env.MESHPULSE_SIM_PROFILE || 'default',
       websocket_compression: DEFAULT_PRESET,
       shared_send_and_deflate: SHARED_OFF ? 'off (--shared off: Meteor\'s per-session path)' : 'on',
       dashboard: 'view.stats, view.nodes, view.rf, view.topology, view.channels {} + live feed (packets.live / view.packets {limit: 16})',
