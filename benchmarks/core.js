@@ -361,7 +361,7 @@ function measureRound(profile) {
  * The two ingest ratios of issue 8 measured again in `ROUNDS` rounds, each mesh in a fresh
  * process, the order alternating (default first in odd rounds, large first in even ones).
  * Why: one run's ratios are one sample of a noisy host. The same code ingested the large mesh
- * at 17k to 31k reports per CPU-second from one run to the next (benchmarks/README.md), and the
+ * at 17k to 35k reports per CPU-second from one run to the next (benchmarks/README.md), and the
  * spread is in this process's own main-thread CPU (not GC pauses or V8's helper threads), which
  * moves most for the mesh whose state is many times the CPU's caches. Medians over alternating
  * rounds, with their range, say what one run cannot.
