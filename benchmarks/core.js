@@ -337,7 +337,7 @@ function measureProfile(profile) {
  * figures: the rate alone.
  */
 function measureRound(profile) {
-  const count = reportsArg !== null ? Number(reportsArg) : ROUND_REPORTS;
+  const count = ROUND_REPORTS;
   const { reports, channels } = generateReports(count, 2026, profile);
   const hops = meanHops(reports);
   const decode = measureDecode(reports);

@@ -22,4 +22,13 @@ function stampAnswer(cached, storeNewest) {
   return { ...cached, newestPacketAt: storeNewest };
 }
 
-module.exports = { stampAnswer };
+/**
+ * A view's answer through the TTL cache, stamped as above: what methods and REST both return.
+ * `decorate(name, snapshot)` adds generatedAt / newestPacketAt to a fresh snapshot.
+ */
+async function cachedAnswer({ cache, decorate, store }, name, view, params) {
+  const answer = await cache.get(name, params, view.versionFor(params), () => decorate(name, view.snapshot(params, Date.now())));
+  return stampAnswer(answer, store.lastTime || null);
+}
+
+module.exports = { stampAnswer, cachedAnswer };

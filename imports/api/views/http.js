@@ -5,7 +5,7 @@
  */
 import compression from 'compression';
 import { SnapshotError } from '/imports/core/publish-hub';
-import { stampAnswer } from '/imports/core/answer-stamp';
+import { cachedAnswer } from '/imports/core/answer-stamp';
 
 function sendJson(res, status, body) {
   res.statusCode = status;
@@ -40,9 +40,7 @@ export function registerRestApi({ handlers, engine, cache, decorate, health, set
       return sendJson(res, 400, { error: 'bad_params', message: err.message });
     }
     try {
-      const snapshot = await cache.get(name, params, view.versionFor(params), () => decorate(name, view.snapshot(params, Date.now())));
-      // A cached answer of an unchanged view accounts for every packet stored since (answer-stamp.js).
-      return sendJson(res, 200, stampAnswer(snapshot, engine.store.lastTime || null));
+      return sendJson(res, 200, await cachedAnswer({ cache, decorate, store: engine.store }, name, view, params));
     } catch (err) {
       // Too many region-scoped instances built this minute (imports/core/analytics/region-scope.js).
       if (err && err.retryAfterSeconds) {

@@ -6,7 +6,7 @@
 import { Meteor } from 'meteor/meteor';
 import { check, Match } from 'meteor/check';
 import { SnapshotError } from '/imports/core/publish-hub';
-import { stampAnswer } from '/imports/core/answer-stamp';
+import { cachedAnswer } from '/imports/core/answer-stamp';
 
 /**
  * The view's answer, or a clear Meteor.Error naming the view when it cannot compute
@@ -40,9 +40,7 @@ export function registerViewMethods({ engine, cache, decorate, metrics, extraVie
         } catch (err) {
           throw new Meteor.Error('bad-params', err.message);
         }
-        const answer = await snapshotOrFail(viewName, () => cache.get(viewName, normalized, view.versionFor(normalized), () => decorate(viewName, view.snapshot(normalized, Date.now()))));
-        // A cached answer of an unchanged view accounts for every packet stored since (answer-stamp.js).
-        return stampAnswer(answer, engine.store.lastTime || null);
+        return await snapshotOrFail(viewName, () => cachedAnswer({ cache, decorate, store: engine.store }, viewName, view, normalized));
       } finally {
         metrics.recordMethod(Number(process.hrtime.bigint() - started) / 1e6);
       }
