@@ -272,6 +272,11 @@ async function runPath(study, path, load) {
     method_latency: run.summary.summaries['ddp.method_latency_ms'] || null,
     update_delay: run.summary.summaries['ddp.update_delay_ms'] || null,
     row_delay: run.summary.summaries['ddp.row_delay_ms'] || null,
+    // How old the data on screen was at any moment (tests/artillery/processor.js): what a user
+    // sees, where the delays above are taken only when something arrives.
+    displayed_age: run.summary.summaries['ddp.displayed_age_ms'] || null,
+    displayed_age_p50_ms: (run.summary.summaries['ddp.displayed_age_ms'] || {}).p50 ?? null,
+    displayed_age_p99_ms: (run.summary.summaries['ddp.displayed_age_ms'] || {}).p99 ?? null,
     dashboard_ready: run.summary.summaries['ddp.dashboard_ready_ms'] || null,
     updates,
     updates_per_s: durationS > 0 ? round(updates / durationS, 1) : null,
@@ -337,7 +342,7 @@ const spread = (values) => {
   return kept.length ? { min: Math.min(...kept), max: Math.max(...kept), n: kept.length } : null;
 };
 
-const roundSide = (p) => ({ net_cpu_ms_per_user_s: p.net_cpu_ms_per_user_s, net_cpu_pct: p.net_cpu_pct, settle_net_cpu_ms_per_user_s: p.settle_net_cpu_ms_per_user_s, idle_ingest_cpu_pct_before_after: p.idle_ingest_cpu_pct_before_after, delay_p99_ms: p.delay_p99_ms, vusers_failed: p.vusers_failed, server_cpu_pct_mean: p.server_cpu_pct_mean });
+const roundSide = (p) => ({ net_cpu_ms_per_user_s: p.net_cpu_ms_per_user_s, net_cpu_pct: p.net_cpu_pct, settle_net_cpu_ms_per_user_s: p.settle_net_cpu_ms_per_user_s, idle_ingest_cpu_pct_before_after: p.idle_ingest_cpu_pct_before_after, delay_p99_ms: p.delay_p99_ms, displayed_age_p50_ms: p.displayed_age_p50_ms, displayed_age_p99_ms: p.displayed_age_p99_ms, vusers_failed: p.vusers_failed, server_cpu_pct_mean: p.server_cpu_pct_mean });
 
 /** One level: the paths alternated for `rounds` rounds; ratios only from rounds where neither fell behind. */
 async function runLevel(study, load, users, alreadyRun = null) {
@@ -396,8 +401,11 @@ async function runLevel(study, load, users, alreadyRun = null) {
     reactive_delay_p99_ms: median(rounds.filter((r) => r.delays_comparable).map((r) => r.reactive.delay_p99_ms)),
     method_delay_p99_ms: median(rounds.filter((r) => r.delays_comparable).map((r) => r.method.delay_p99_ms)),
     delays_not_comparable: rounds.every((r) => !r.delays_comparable) ? rounds.map((r) => `${rounds.length > 1 ? `round ${r.round}: ` : ''}${r.fell_behind || r.load_core_saturated}`).join('; ') : null,
+    reactive_displayed_age_p99_ms: median(rounds.filter((r) => r.delays_comparable).map((r) => r.reactive.displayed_age_p99_ms)),
+    method_displayed_age_p99_ms: median(rounds.filter((r) => r.delays_comparable).map((r) => r.method.displayed_age_p99_ms)),
     // Every round's delays, comparable or not, so a reader sees what the clients saw.
     delay_p99_ms_all_rounds: rounds.map((r) => ({ reactive: r.reactive.delay_p99_ms, method: r.method.delay_p99_ms })),
+    displayed_age_ms_all_rounds: rounds.map((r) => ({ reactive: { p50: r.reactive.displayed_age_p50_ms, p99: r.reactive.displayed_age_p99_ms }, method: { p50: r.method.displayed_age_p50_ms, p99: r.method.displayed_age_p99_ms } })),
     reactive_failed_users: rounds.reduce((sum, r) => sum + (r.reactive.vusers_failed || 0), 0),
   };
 }
@@ -482,6 +490,12 @@ runStudy('delivery', async (study) => {
         measured: perLevel((l) => ({ reactive: l.reactive_delay_p99_ms, method: l.method_delay_p99_ms })),
         not_comparable: perLevel((l) => l.delays_not_comparable),
         met: levels.every((l) => l.reactive_delay_p99_ms !== null && l.method_delay_p99_ms !== null && l.reactive_delay_p99_ms <= l.method_delay_p99_ms),
+      },
+      // Beside the target above: the age of what is on the user's screen at any moment.
+      displayed_age_p99_not_worse: {
+        target: 'reactive displayed data age p99 <= method displayed data age p99 at every level (sampled every 250 ms on each client; not the issue\'s target, reported beside it)',
+        measured: perLevel((l) => ({ reactive: l.reactive_displayed_age_p99_ms, method: l.method_displayed_age_p99_ms })),
+        met: levels.every((l) => l.reactive_displayed_age_p99_ms != null && l.method_displayed_age_p99_ms != null && l.reactive_displayed_age_p99_ms <= l.method_displayed_age_p99_ms),
       },
       no_drops_200: {
         target: '0 reactive connections dropped at 200 users',

@@ -100,6 +100,16 @@ function renderDelivery(source) {
     `Same dashboard (${s.dashboard}), same users and phases for both paths (tests/artillery/dashboard.yml): users arrive over ${s.rampS} s and keep the dashboard ${holdText(s)}; the server ingests ${s.ingest_per_s} packets/s (simulator, ${s.simulator_profile || 'default'} mesh), websocket compression preset \`${s.websocket_compression}\`. Method mode calls every view again ${s.method_refresh_ms} ms after each answer, like the UI. ${d.quick ? 'One server per path for its three levels (one round)' : `A fresh server per run, paths alternated over ${s.rounds} rounds per level`}, after a ${s.warmupS} s warm-up.`);
   lines.push('## Headline', '');
   if (s.settleS) lines.push(`**CPU is counted from ${s.settleS} s after the first user joined**, over the last ${s.holdS} s of each hold (${s.settleS + s.holdS} s): in the users' first ${s.settleS} s the server's V8 compiles the code they exercise for the first time, a cost paid once per server, not per user·second. That first stretch is still measured: its reactive/method ratio per user·s is in the rounds table ("first ${s.settleS} s"). Delays cover the whole hold.`, '');
+  if (d.levels.some((l) => l.reactive.displayed_age)) {
+    lines.push('**How old the data on screen is.** Delays below are taken when something arrives: a method answer is computed at the call, so its age on arrival is about the call\'s latency; it then stays on screen, ageing, until the next answer. "Displayed age" samples every client every 250 ms: now minus the newest packet time of the `stats` document it holds (stats changes with every packet).', '');
+    lines.push(...table(['users', 'reactive displayed age p50 / p99 (ms), rounds', 'method displayed age p50 / p99 (ms), rounds', 'median p99 reactive / method'],
+      d.levels.map((l) => {
+        const all = l.displayed_age_ms_all_rounds || [{ reactive: { p50: l.reactive.displayed_age_p50_ms, p99: l.reactive.displayed_age_p99_ms }, method: { p50: l.method.displayed_age_p50_ms, p99: l.method.displayed_age_p99_ms } }];
+        const side = (name) => all.map((r) => `${fmt(r[name].p50, 0)} / ${fmt(r[name].p99, 0)}`).join(', ');
+        return [l.users, side('reactive'), side('method'), l.reactive_displayed_age_p99_ms != null ? `${fmt(l.reactive_displayed_age_p99_ms, 0)} / ${fmt(l.method_displayed_age_p99_ms, 0)}` : `not compared${l.delays_not_comparable ? ` (${l.delays_not_comparable})` : ''}`];
+      })));
+    lines.push('');
+  }
   lines.push('"Delay" is ingest of the newest packet -> arrival at the client: for reactive, every view update (`newestPacketAt`); for method, every answer (data age). Server CPU is read from /proc/<server pid>/stat every 200 ms with the server\'s open client connections (/proc/net/tcp): "time" and CPU are over the stretch when users were connected, and "net CPU" subtracts the server\'s CPU with no client at all (ingest only), measured right before and right after that stretch (the warm-up or the previous run\'s tail, Artillery\'s start-up, this run\'s tail); per user·s divides by the connection·seconds served. A ratio is withheld when either side fell behind or its net CPU is within the difference between the idle floor before and after.', '');
   const rows = [];
   for (const level of d.levels) {
@@ -136,10 +146,10 @@ function renderDelivery(source) {
     const r = level.reactive;
     const m = level.method;
     const q = (x) => (x ? `${fmt(x.p50, 0)} / ${fmt(x.p95, 0)} / ${fmt(x.p99, 0)} (n=${fmt(x.count)})` : 'n/a');
-    detailRows.push([level.users, 'reactive', q(r.dashboard_ready), q(r.update_delay), q(r.row_delay), '']);
-    detailRows.push([level.users, 'method', q(m.dashboard_ready), 'n/a (no push; data age is the headline delay)', 'n/a', q(m.method_latency)]);
+    detailRows.push([level.users, 'reactive', q(r.dashboard_ready), q(r.update_delay), q(r.row_delay), '', q(r.displayed_age)]);
+    detailRows.push([level.users, 'method', q(m.dashboard_ready), 'n/a (no push; data age is the headline delay)', 'n/a', q(m.method_latency), q(m.displayed_age)]);
   }
-  lines.push(...table(['users', 'path', 'dashboard ready p50/p95/p99', 'view update delay p50/p95/p99', 'live row delay p50/p95/p99 (includes the wait for the next tick)', 'method call latency p50/p95/p99'], detailRows));
+  lines.push(...table(['users', 'path', 'dashboard ready p50/p95/p99', 'view update delay p50/p95/p99', 'live row delay p50/p95/p99 (includes the wait for the next tick)', 'method call latency p50/p95/p99', 'displayed age p50/p95/p99'], detailRows));
   lines.push('');
   // Plots: latency over time and CPU/RAM over time at each level; bytes per path.
   for (const level of d.levels) {

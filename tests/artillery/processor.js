@@ -19,6 +19,14 @@
  *   ddp.data_age_ms         method: newestPacketAt of the result -> arrival
  *   ddp.delivery_delay_ms   either path: ingest of the newest packet -> its arrival (update delay
  *                           or data age), so one threshold serves both
+ *   ddp.displayed_age_ms    either path: how old the data on the user's screen is at any moment,
+ *                           sampled every DISPLAYED_AGE_SAMPLE_MS: now - newestPacketAt of the
+ *                           `stats` document the user holds (stats changes with every packet, so
+ *                           its newest packet is the newest the server had when it was sent).
+ *                           Arrival delays are measured only when something arrives: a method
+ *                           answer is computed at the call, so its age on arrival is about the
+ *                           call's latency, and then it ages on screen until the next answer
+ *                           (refreshMs later); a reactive document ages only until the next tick.
  *   ddp.updates             counter: view updates delivered (DDP added/changed/removed, or results)
  *   ddp.bytes_payload       counter: bytes of DDP messages received, after decompression
  *   ddp.bytes_wire          counter: bytes read from the TCP socket (compressed frames + headers)
@@ -30,9 +38,46 @@
  *   warmupSeconds   updates in the first N seconds after ready are not recorded (default 0)
  */
 const { DdpClient } = require('../helpers/ddp-client');
+const { viewDocumentId } = require('../../imports/core/view-key');
 
 /** The dashboard both paths load: same views, same params. */
 const DASHBOARD_VIEWS = ['stats', 'nodes', 'rf', 'topology', 'channels'];
+// The view whose age on screen is sampled: it changes with every ingested packet.
+const AGED_VIEW = 'stats';
+const DISPLAYED_AGE_SAMPLE_MS = 250;
+
+/**
+ * Samples the age of the data a user holds: `seen(newestPacketAt)` whenever a newer `stats`
+ * document arrives; from `start(recordFrom)` on, every `intervalMs` it emits now - the newest
+ * packet time held (nothing before the first document, nor before recordFrom). `stop()` ends it
+ * (ddpClose); it also ends by itself at `until`, so a user whose flow failed leaves no timer.
+ */
+function createDisplayedAgeSampler(events, { intervalMs = DISPLAYED_AGE_SAMPLE_MS, now = Date.now } = {}) {
+  let newest = null;
+  let timer = null;
+  const sampler = {
+    seen(newestPacketAt) {
+      if (typeof newestPacketAt === 'number' && (newest === null || newestPacketAt > newest)) newest = newestPacketAt;
+    },
+    start(recordFrom, until) {
+      if (timer !== null) return;
+      timer = setInterval(() => {
+        const at = now();
+        if (at >= until) return sampler.stop();
+        if (at >= recordFrom && newest !== null) events.emit('histogram', 'ddp.displayed_age_ms', at - newest);
+      }, intervalMs);
+      if (timer.unref) timer.unref();
+    },
+    stop() {
+      if (timer !== null) clearInterval(timer);
+      timer = null;
+    },
+    get newest() {
+      return newest;
+    },
+  };
+  return sampler;
+}
 
 function numberVar(context, name, fallback) {
   const value = Number(context.vars && context.vars[name]);
@@ -88,7 +133,11 @@ async function subscribeDashboard(context, events) {
   const started = Date.now();
   const warmupMs = numberVar(context, 'warmupSeconds', 0) * 1000;
   let recordFrom = Infinity; // nothing before ready: the initial `added`s are not updates
+  const sampler = createDisplayedAgeSampler(events);
+  context.displayedAge = sampler;
+  const agedDocument = viewDocumentId(AGED_VIEW, {}); // the id the publication gives its document
   const onData = (msg, receivedAt) => {
+    if (msg.collection === 'meshpulse.views' && msg.id === agedDocument && msg.fields) sampler.seen(msg.fields.newestPacketAt);
     if (receivedAt < recordFrom) return;
     events.emit('counter', 'ddp.updates', 1);
     const fields = msg.fields;
@@ -106,6 +155,7 @@ async function subscribeDashboard(context, events) {
   await Promise.all(dashboardSubscriptions(context).map(({ name, params }) => client.subscribe(name, [params])));
   events.emit('histogram', 'ddp.dashboard_ready_ms', Date.now() - started);
   recordFrom = Date.now() + warmupMs;
+  sampler.start(recordFrom, Date.now() + numberVar(context, 'holdSeconds', 30) * 1000 + 5000);
 }
 
 /** Reactive path: keep the dashboard open for holdSeconds, failing early if the socket dies. */
@@ -122,6 +172,7 @@ async function callView(context, events, { method, params }, first) {
   const sentAt = Date.now();
   const result = await context.ddp.call(method, [params]);
   const receivedAt = Date.now();
+  if (method === `view.${AGED_VIEW}` && result && context.displayedAge) context.displayedAge.seen(result.newestPacketAt);
   events.emit('histogram', 'ddp.method_latency_ms', receivedAt - sentAt);
   events.emit('counter', 'ddp.updates', 1);
   if (!first && result && result.newestPacketAt) {
@@ -140,11 +191,14 @@ async function refreshDashboard(context, events) {
   const warmupMs = numberVar(context, 'warmupSeconds', 0) * 1000;
   const started = Date.now();
   const calls = dashboardCalls(context);
+  const sampler = createDisplayedAgeSampler(events);
+  context.displayedAge = sampler;
   // The first round is the page load, measured like the reactive path's subscribe.
   await Promise.all(calls.map((call) => callView(context, events, call, true)));
   events.emit('histogram', 'ddp.dashboard_ready_ms', Date.now() - started);
   const recordFrom = Date.now() + warmupMs;
   const until = started + holdMs;
+  sampler.start(recordFrom, until);
   const quietEvents = { emit: (type, name, value) => { if (Date.now() >= recordFrom) events.emit(type, name, value); } };
   await Promise.all(calls.map(async (call) => {
     for (;;) {
@@ -154,10 +208,12 @@ async function refreshDashboard(context, events) {
       await callView(context, quietEvents, call, false);
     }
   }));
+  sampler.stop();
 }
 
 /** Record the bytes this user received, then close the DDP session. */
 async function ddpClose(context, events) {
+  if (context.displayedAge) context.displayedAge.stop();
   const client = context.ddp;
   if (!client) return;
   const tcp = client.socket && client.socket._socket;
@@ -204,6 +260,7 @@ async function openMethodDashboard(page, vuContext, events, test) {
 
 module.exports = {
   DASHBOARD_VIEWS,
+  createDisplayedAgeSampler,
   dashboardSubscriptions,
   dashboardCalls,
   ddpConnect,

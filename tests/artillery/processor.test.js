@@ -53,6 +53,13 @@ test('processor: reactive steps subscribe, record update delays and bytes, close
   assert.ok(delays.every((d) => d >= 0 && d < 5000), `delays are plausible: ${delays.slice(0, 5)}`);
   assert.ok(events.counters['ddp.bytes_payload'] > 0 && events.counters['ddp.bytes_wire'] > 0);
   assert.equal(context.ddp, null);
+  // The stats document's age on screen, sampled every 250 ms over the 2 s hold.
+  const ages = events.histograms['ddp.displayed_age_ms'] || [];
+  assert.ok(ages.length >= 4, `displayed age sampled while holding: ${ages.length} samples`);
+  assert.ok(ages.every((age) => age >= 0 && age < 5000), `displayed ages are plausible: ${ages.slice(0, 5)}`);
+  const count = ages.length;
+  await new Promise((resolve) => setTimeout(resolve, 600));
+  assert.equal((events.histograms['ddp.displayed_age_ms'] || []).length, count, 'no sample after ddpClose');
 });
 
 test('processor: method steps call every view until result and updated', { timeout: 60000 }, async (t) => {
@@ -79,6 +86,38 @@ test('processor: method steps call every view until result and updated', { timeo
   assert.equal(events.histograms['ddp.method_latency_ms'].length, calls * 3);
   assert.equal(events.histograms['ddp.data_age_ms'].length, calls * 2, 'the page-load round is not counted as data age');
   assert.ok(events.histograms['ddp.data_age_ms'].every((age) => age >= 5));
+  // Between answers the data on screen ages: sampled every 250 ms, some samples fall late in a
+  // 500 ms wait, while every answer arrived 5 ms old.
+  const ages = events.histograms['ddp.displayed_age_ms'] || [];
+  assert.ok(ages.length >= 3, `displayed age sampled: ${ages.length} samples`);
+  assert.ok(Math.max(...ages) >= 250, `the answer on screen aged between calls: ${ages}`);
+  assert.ok(ages.every((age) => age >= 5 && age < 2000), `displayed ages are plausible: ${ages}`);
+});
+
+test('displayed-age sampler: emits now - newest held, from recordFrom, until stopped', { timeout: 10000 }, async () => {
+  const events = recorder();
+  let clock = 1000;
+  const sampler = processor.createDisplayedAgeSampler(events, { intervalMs: 10, now: () => clock });
+  sampler.seen(900);
+  sampler.seen(800); // older: ignored
+  sampler.start(1100, 5000);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal((events.histograms['ddp.displayed_age_ms'] || []).length, 0, 'nothing before recordFrom');
+  clock = 1200;
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const ages = events.histograms['ddp.displayed_age_ms'] || [];
+  assert.ok(ages.length >= 1 && ages.every((age) => age === 300), `age = now - newest: ${ages}`);
+  sampler.seen(1150);
+  clock = 1250;
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(events.histograms['ddp.displayed_age_ms'].at(-1), 100);
+  clock = 6000; // past `until`: it stops by itself
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const n = events.histograms['ddp.displayed_age_ms'].length;
+  clock = 1300;
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(events.histograms['ddp.displayed_age_ms'].length, n, 'stopped at until');
+  sampler.stop();
 });
 
 test('wire tap: pairs frames with messages and tells deflated from plain ones', { timeout: 30000 }, async (t) => {
