@@ -404,6 +404,7 @@ function headlineRows(results) {
       const behind = level.fell_behind ? `not comparable: ${level.fell_behind}` : null;
       rows.push([`reactive / method net server CPU per user·second, ${level.users} users${spread && spread.n > 1 ? ` (median of ${spread.n}, ${fmt(spread.min, 2)}–${fmt(spread.max, 2)})` : ''}`, behind || fmt(level.reactive_to_method_cpu_per_user_s, 2), '≤ 0.5', verdict(level.reactive_to_method_cpu_per_user_s !== null && level.reactive_to_method_cpu_per_user_s !== undefined && level.reactive_to_method_cpu_per_user_s <= 0.5), link('DELIVERY', delivery)]);
       rows.push([`ingest -> client delay p99, reactive / method, ${level.users} users`, `${fmt(level.reactive.delay_p99_ms, 0)} / ${fmt(level.method.delay_p99_ms, 0)} ms`, '', '', link('DELIVERY', delivery)]);
+      if (level.reactive.displayed_age) rows.push([`data age on screen p99 (sampled every 250 ms), reactive / method, ${level.users} users`, `${fmt(level.reactive.displayed_age_p99_ms, 0)} / ${fmt(level.method.displayed_age_p99_ms, 0)} ms`, '', '', link('DELIVERY', delivery)]);
     }
   } else rows.push(['delivery', 'not run yet', '', '', '`npm run bench:delivery`']);
   if (capacity) {
