@@ -172,12 +172,19 @@ function detach(state, hopPair) {
   }
 }
 
-/** One sighting of the adjacent hops p, q (p !== q). */
-function sight(state, store, p, q, time) {
-  const left = prefixEntry(state, store, p);
+/**
+ * One sighting of the adjacent hops p, q (p !== q). `left`: p's entry when the caller has it
+ * (undefined: looked up). Returns q's entry, so that the path's next sighting starts from it
+ * without a lookup (as neighbours.js does).
+ */
+function sight(state, store, left, p, q, time) {
+  if (left === undefined) left = prefixEntry(state, store, p);
   let hopPair = left.partners.get(q);
-  if (hopPair === undefined) {
-    const right = prefixEntry(state, store, q);
+  let right;
+  if (hopPair !== undefined) {
+    right = hopPair.x === left ? hopPair.y : hopPair.x;
+  } else {
+    right = prefixEntry(state, store, q);
     hopPair = { x: left, y: right, count: 0, lastSeen: 0, nodePair: null, mark: 0 };
     left.partners.set(q, hopPair);
     right.partners.set(p, hopPair);
@@ -188,6 +195,7 @@ function sight(state, store, p, q, time) {
   hopPair.count++;
   if (time > hopPair.lastSeen) hopPair.lastSeen = time;
   if (hopPair.nodePair !== null) adjust(state, hopPair.nodePair, 1);
+  return right;
 }
 
 /** Undo one sight(); frees the hop pair (and prefixes nothing else uses) at zero. */
@@ -210,11 +218,15 @@ function unsight(state, p, q) {
 /** Apply (sign 1) or undo (sign -1) one observation's adjacent hop pairs. */
 function count(state, store, tx, path, sign) {
   let any = false;
+  let carried; // path[i - 1]'s entry, from the previous sighting (counts only go up while applying)
   for (let i = 1; i < path.length; i++) {
     const p = path[i - 1];
     const q = path[i];
-    if (typeof p !== 'string' || typeof q !== 'string' || p === q) continue;
-    if (sign > 0) sight(state, store, p, q, tx.time);
+    if (typeof p !== 'string' || typeof q !== 'string' || p === q) {
+      carried = undefined;
+      continue;
+    }
+    if (sign > 0) carried = sight(state, store, carried, p, q, tx.time);
     else unsight(state, p, q);
     any = true;
   }
