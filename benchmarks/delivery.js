@@ -231,7 +231,15 @@ async function runPath(study, path, load) {
   // delays what the clients see, not what the server spends: it withholds the delay
   // comparison, not the CPU ratio.
   const loadBusy = windowCoreBusy.load !== null ? windowCoreBusy.load : loadCoreBusy;
-  const loadCoreSaturated = loadBusy !== null && loadBusy >= 95 ? `load core ${loadBusy}% busy (Artillery ${loadCpu.cpu_mean}% of it)` : null;
+  // The clients' own event loops (tests/artillery/processor.js ddp.client_lag_ms): an arrival is
+  // timed when the loop reaches the message, so a lag p99 of half the delay p99 or more (and at
+  // least 50 ms) means the clients, busy with other users' messages, set the delay.
+  const clientLag = run.summary.summaries['ddp.client_lag_ms'] || null;
+  const clientLagP99 = clientLag ? clientLag.p99 : null;
+  const clientLimited = clientLagP99 !== null && delay.p99 !== undefined && clientLagP99 >= 50 && clientLagP99 >= delay.p99 / 2
+    ? `client event-loop lag p99 ${clientLagP99} ms against delay p99 ${delay.p99} ms` : null;
+  const saturatedCore = loadBusy !== null && loadBusy >= 95 ? `load core ${loadBusy}% busy (Artillery ${loadCpu.cpu_mean}% of it)` : null;
+  const loadCoreSaturated = [saturatedCore, clientLimited].filter(Boolean).join('; ') || null;
   if (delay.p99 !== undefined && delay.p99 > 2000) behind.push(`delay p99 ${delay.p99} ms > 2000 ms`);
   const netCpuPct = durationS > 0 ? (netCpuS / durationS) * 100 : 0;
   // Net CPU no larger than the idle floor's own wobble: too small to compare, not zero.
@@ -277,6 +285,8 @@ async function runPath(study, path, load) {
     displayed_age: run.summary.summaries['ddp.displayed_age_ms'] || null,
     displayed_age_p50_ms: (run.summary.summaries['ddp.displayed_age_ms'] || {}).p50 ?? null,
     displayed_age_p99_ms: (run.summary.summaries['ddp.displayed_age_ms'] || {}).p99 ?? null,
+    client_lag: clientLag,
+    client_lag_p99_ms: clientLagP99,
     dashboard_ready: run.summary.summaries['ddp.dashboard_ready_ms'] || null,
     updates,
     updates_per_s: durationS > 0 ? round(updates / durationS, 1) : null,
@@ -342,7 +352,7 @@ const spread = (values) => {
   return kept.length ? { min: Math.min(...kept), max: Math.max(...kept), n: kept.length } : null;
 };
 
-const roundSide = (p) => ({ net_cpu_ms_per_user_s: p.net_cpu_ms_per_user_s, net_cpu_pct: p.net_cpu_pct, settle_net_cpu_ms_per_user_s: p.settle_net_cpu_ms_per_user_s, idle_ingest_cpu_pct_before_after: p.idle_ingest_cpu_pct_before_after, delay_p99_ms: p.delay_p99_ms, displayed_age_p50_ms: p.displayed_age_p50_ms, displayed_age_p99_ms: p.displayed_age_p99_ms, vusers_failed: p.vusers_failed, server_cpu_pct_mean: p.server_cpu_pct_mean });
+const roundSide = (p) => ({ net_cpu_ms_per_user_s: p.net_cpu_ms_per_user_s, net_cpu_pct: p.net_cpu_pct, settle_net_cpu_ms_per_user_s: p.settle_net_cpu_ms_per_user_s, idle_ingest_cpu_pct_before_after: p.idle_ingest_cpu_pct_before_after, delay_p99_ms: p.delay_p99_ms, displayed_age_p50_ms: p.displayed_age_p50_ms, displayed_age_p99_ms: p.displayed_age_p99_ms, client_lag_p99_ms: p.client_lag_p99_ms, vusers_failed: p.vusers_failed, server_cpu_pct_mean: p.server_cpu_pct_mean });
 
 /** One level: the paths alternated for `rounds` rounds; ratios only from rounds where neither fell behind. */
 async function runLevel(study, load, users, alreadyRun = null) {
@@ -362,7 +372,7 @@ async function runLevel(study, load, users, alreadyRun = null) {
     const round_ = byRound[i];
     for (const path of ['reactive', 'method']) {
       const p = round_[path];
-      study.log(`${users} users, round ${i + 1}, ${path}: p99 ${p.delay_p99_ms} ms, ${p.updates_per_s} updates/s, server CPU ${p.server_cpu_pct_mean}% while connected, idle floor ${p.idle_ingest_cpu_pct_before_after.join(' / ')}%, net ${p.net_cpu_pct}% (${p.net_cpu_ms_per_user_s} ms per user·s), failed ${p.vusers_failed}${p.fell_behind ? `, FELL BEHIND: ${p.fell_behind}` : ''}${p.net_cpu_below_resolution ? `, ${p.net_cpu_below_resolution}` : ''}`);
+      study.log(`${users} users, round ${i + 1}, ${path}: p99 ${p.delay_p99_ms} ms, ${p.updates_per_s} updates/s, server CPU ${p.server_cpu_pct_mean}% while connected, idle floor ${p.idle_ingest_cpu_pct_before_after.join(' / ')}%, net ${p.net_cpu_pct}% (${p.net_cpu_ms_per_user_s} ms per user·s), failed ${p.vusers_failed}, client lag p99 ${p.client_lag_p99_ms} ms, displayed age p99 ${p.displayed_age_p99_ms} ms${p.load_core_saturated ? `, DELAYS NOT COMPARED: ${p.load_core_saturated}` : ''}${p.fell_behind ? `, FELL BEHIND: ${p.fell_behind}` : ''}${p.net_cpu_below_resolution ? `, ${p.net_cpu_below_resolution}` : ''}`);
     }
     const r = round_.reactive;
     const m = round_.method;

@@ -27,6 +27,10 @@
  *                           answer is computed at the call, so its age on arrival is about the
  *                           call's latency, and then it ages on screen until the next answer
  *                           (refreshMs later); a reactive document ages only until the next tick.
+ *   ddp.client_lag_ms       either path: how late that 250 ms sampling timer fired, i.e. how long
+ *                           this load process's event loop was busy with other work (other users'
+ *                           messages): an arrival is timed when the loop reaches it, so a lag near
+ *                           the delays means the client, not the server, made them
  *   ddp.updates             counter: view updates delivered (DDP added/changed/removed, or results)
  *   ddp.bytes_payload       counter: bytes of DDP messages received, after decompression
  *   ddp.bytes_wire          counter: bytes read from the TCP socket (compressed frames + headers)
@@ -61,10 +65,15 @@ function createDisplayedAgeSampler(events, { intervalMs = DISPLAYED_AGE_SAMPLE_M
     },
     start(recordFrom, until) {
       if (timer !== null) return;
+      let due = now() + intervalMs;
       timer = setInterval(() => {
         const at = now();
         if (at >= until) return sampler.stop();
-        if (at >= recordFrom && newest !== null) events.emit('histogram', 'ddp.displayed_age_ms', at - newest);
+        if (at >= recordFrom) {
+          events.emit('histogram', 'ddp.client_lag_ms', Math.max(0, at - due));
+          if (newest !== null) events.emit('histogram', 'ddp.displayed_age_ms', at - newest);
+        }
+        due = at + intervalMs;
       }, intervalMs);
       if (timer.unref) timer.unref();
     },

@@ -107,6 +107,11 @@ test('displayed-age sampler: emits now - newest held, from recordFrom, until sto
   await new Promise((resolve) => setTimeout(resolve, 50));
   const ages = events.histograms['ddp.displayed_age_ms'] || [];
   assert.ok(ages.length >= 1 && ages.every((age) => age === 300), `age = now - newest: ${ages}`);
+  // The last tick at 1000 made the next due at 1010; the clock jumped to 1200: that tick reads
+  // 190 ms late, the ticks after it (due 1210, still at 1200) on time.
+  const lags = events.histograms['ddp.client_lag_ms'];
+  assert.equal(lags[0], 190, `client lag: ${lags}`);
+  assert.ok(lags.slice(1).every((lag) => lag === 0), `client lag: ${lags}`);
   sampler.seen(1150);
   clock = 1250;
   await new Promise((resolve) => setTimeout(resolve, 50));
