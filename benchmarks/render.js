@@ -146,10 +146,10 @@ function renderDelivery(source) {
     const r = level.reactive;
     const m = level.method;
     const q = (x) => (x ? `${fmt(x.p50, 0)} / ${fmt(x.p95, 0)} / ${fmt(x.p99, 0)} (n=${fmt(x.count)})` : 'n/a');
-    detailRows.push([level.users, 'reactive', q(r.dashboard_ready), q(r.update_delay), q(r.row_delay), '', q(r.displayed_age)]);
-    detailRows.push([level.users, 'method', q(m.dashboard_ready), 'n/a (no push; data age is the headline delay)', 'n/a', q(m.method_latency), q(m.displayed_age)]);
+    detailRows.push([level.users, 'reactive', q(r.dashboard_ready), q(r.update_delay), q(r.row_delay), '', q(r.displayed_age), q(r.client_lag)]);
+    detailRows.push([level.users, 'method', q(m.dashboard_ready), 'n/a (no push; data age is the headline delay)', 'n/a', q(m.method_latency), q(m.displayed_age), q(m.client_lag)]);
   }
-  lines.push(...table(['users', 'path', 'dashboard ready p50/p95/p99', 'view update delay p50/p95/p99', 'live row delay p50/p95/p99 (includes the wait for the next tick)', 'method call latency p50/p95/p99', 'displayed age p50/p95/p99'], detailRows));
+  lines.push(...table(['users', 'path', 'dashboard ready p50/p95/p99', 'view update delay p50/p95/p99', 'live row delay p50/p95/p99 (includes the wait for the next tick)', 'method call latency p50/p95/p99', 'displayed age p50/p95/p99', 'client event-loop lag p50/p95/p99 (a lag near the delays: the clients set them)'], detailRows));
   lines.push('');
   // Plots: latency over time and CPU/RAM over time at each level; bytes per path.
   for (const level of d.levels) {

@@ -55,6 +55,7 @@ const DISPLAYED_AGE_SAMPLE_MS = 250;
  * document arrives; from `start(recordFrom)` on, every `intervalMs` it emits now - the newest
  * packet time held (nothing before the first document, nor before recordFrom). `stop()` ends it
  * (ddpClose); it also ends by itself at `until`, so a user whose flow failed leaves no timer.
+ * Each tick also emits how late it fired (ddp.client_lag_ms): the process's event loop was busy.
  */
 function createDisplayedAgeSampler(events, { intervalMs = DISPLAYED_AGE_SAMPLE_MS, now = Date.now } = {}) {
   let newest = null;
@@ -80,9 +81,6 @@ function createDisplayedAgeSampler(events, { intervalMs = DISPLAYED_AGE_SAMPLE_M
     stop() {
       if (timer !== null) clearInterval(timer);
       timer = null;
-    },
-    get newest() {
-      return newest;
     },
   };
   return sampler;
