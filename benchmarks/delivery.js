@@ -40,6 +40,9 @@ const round = (value, digits = 2) => (value === null || value === undefined || !
 
 // `--shared off`: Meteor's own per-session serialization and deflate (the A/B baseline).
 const SHARED_OFF = process.argv.includes('--shared') && process.argv[process.argv.indexOf('--shared') + 1] === 'off';
+// `--client-deflate=off`: the Artillery users do not offer permessage-deflate, so the server sends
+// them plain frames and no client inflates (a development check of where delay goes).
+const CLIENT_DEFLATE_OFF = process.argv.includes('--client-deflate=off');
 
 function compressionEnv(bundle) {
   const value = websocketCompressionEnv(DEFAULT_PRESET, bundle.meteorVersion);
@@ -140,6 +143,7 @@ async function runPath(study, path, load) {
     scenario: path,
     target: server.wsUrl,
     phases: [{ name: `${load.users} dashboards`, duration: load.rampS, arrivalCount: load.users }],
+    config: CLIENT_DEFLATE_OFF ? { ws: { perMessageDeflate: false } } : {},
     // Nothing is recorded until every user has arrived: the steady state, not the arrival storm
     // (bench:capacity measures storms).
     variables: { holdSeconds: settleS + load.holdS, warmupSeconds: load.rampS + 2, refreshMs: 2000, liveLimit: 16 },
@@ -482,6 +486,7 @@ runStudy('delivery', async (study) => {
       // The server's simulated mesh: MESHPULSE_SIM_PROFILE=large runs the study on the large one.
       simulator_profile: process.env.MESHPULSE_SIM_PROFILE || 'default',
       websocket_compression: DEFAULT_PRESET,
+      client_deflate: CLIENT_DEFLATE_OFF ? 'off (--client-deflate=off: users do not offer permessage-deflate)' : 'on (ws default)',
       shared_send_and_deflate: SHARED_OFF ? 'off (--shared off: Meteor\'s per-session path)' : 'on',
       dashboard: 'view.stats, view.nodes, view.rf, view.topology, view.channels {} + live feed (packets.live / view.packets {limit: 16})',
       method_refresh_ms: 2000,

@@ -71,12 +71,13 @@ function summaryOf(block) {
  * Returns { passed, exitCode, report, summary, periods: [{ t, summary }], startedAt, endedAt,
  * pid, log }. `onStart(pid)` is called once the process runs (to sample its CPU).
  */
-async function runArtillery({ script, scenario, target, phases, variables = {}, timeoutMs = 15 * 60 * 1000, onStart, env = {}, label }) {
+async function runArtillery({ script, scenario, target, phases, config = {}, variables = {}, timeoutMs = 15 * 60 * 1000, onStart, env = {}, label }) {
   ensureArtillery();
   const outFile = path.join(os.tmpdir(), `meshpulse-artillery-${process.pid}-${Date.now()}.json`);
   const args = ['-c', String(LOAD_CPU), process.execPath, ARTILLERY_BIN, 'run', '--target', target, '--output', outFile, '--variables', JSON.stringify(variables)];
   if (scenario) args.push('--scenario-name', scenario);
-  if (phases) args.push('--overrides', JSON.stringify({ config: { phases } }));
+  // `config`: more of the script's config to override (e.g. { ws: { perMessageDeflate: false } }).
+  if (phases || Object.keys(config).length) args.push('--overrides', JSON.stringify({ config: { ...config, ...(phases ? { phases } : {}) } }));
   args.push(path.join(ARTILLERY_DIR, script));
   const log = [];
   const startedAt = Date.now();
