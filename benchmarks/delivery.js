@@ -239,6 +239,7 @@ async function runPath(study, path, load) {
   // timed when the loop reaches the message, so a lag p99 of half the delay p99 or more (and at
   // least 50 ms) means the clients, busy with other users' messages, set the delay.
   const clientLag = run.summary.summaries['ddp.client_lag_ms'] || null;
+  const displayedAge = run.summary.summaries['ddp.displayed_age_ms'] || null;
   const clientLagP99 = clientLag ? clientLag.p99 : null;
   const clientLimited = clientLagP99 !== null && delay.p99 !== undefined && clientLagP99 >= 50 && clientLagP99 >= delay.p99 / 2
     ? `client event-loop lag p99 ${clientLagP99} ms against delay p99 ${delay.p99} ms` : null;
@@ -286,9 +287,9 @@ async function runPath(study, path, load) {
     row_delay: run.summary.summaries['ddp.row_delay_ms'] || null,
     // How old the data on screen was at any moment (tests/artillery/processor.js): what a user
     // sees, where the delays above are taken only when something arrives.
-    displayed_age: run.summary.summaries['ddp.displayed_age_ms'] || null,
-    displayed_age_p50_ms: (run.summary.summaries['ddp.displayed_age_ms'] || {}).p50 ?? null,
-    displayed_age_p99_ms: (run.summary.summaries['ddp.displayed_age_ms'] || {}).p99 ?? null,
+    displayed_age: displayedAge,
+    displayed_age_p50_ms: displayedAge ? displayedAge.p50 ?? null : null,
+    displayed_age_p99_ms: displayedAge ? displayedAge.p99 ?? null : null,
     client_lag: clientLag,
     client_lag_p99_ms: clientLagP99,
     dashboard_ready: run.summary.summaries['ddp.dashboard_ready_ms'] || null,

@@ -104,8 +104,7 @@ function renderDelivery(source) {
     lines.push('**How old the data on screen is.** Delays below are taken when something arrives: a method answer is computed at the call, so its age on arrival is about the call\'s latency; it then stays on screen, ageing, until the next answer. "Displayed age" samples every client every 250 ms: now minus the newest packet time of the `stats` document it holds (stats changes with every packet).', '');
     lines.push(...table(['users', 'reactive displayed age p50 / p99 (ms), rounds', 'method displayed age p50 / p99 (ms), rounds', 'median p99 reactive / method'],
       d.levels.map((l) => {
-        const all = l.displayed_age_ms_all_rounds || [{ reactive: { p50: l.reactive.displayed_age_p50_ms, p99: l.reactive.displayed_age_p99_ms }, method: { p50: l.method.displayed_age_p50_ms, p99: l.method.displayed_age_p99_ms } }];
-        const side = (name) => all.map((r) => `${fmt(r[name].p50, 0)} / ${fmt(r[name].p99, 0)}`).join(', ');
+        const side = (name) => l.displayed_age_ms_all_rounds.map((r) => `${fmt(r[name].p50, 0)} / ${fmt(r[name].p99, 0)}`).join(', ');
         return [l.users, side('reactive'), side('method'), l.reactive_displayed_age_p99_ms != null ? `${fmt(l.reactive_displayed_age_p99_ms, 0)} / ${fmt(l.method_displayed_age_p99_ms, 0)}` : `not compared${l.delays_not_comparable ? ` (${l.delays_not_comparable})` : ''}`];
       })));
     lines.push('');
