@@ -12,8 +12,9 @@
  *                       contents), per ingested report; bytes_per_packet_array_buffers: the latter alone
  *   views.<name>        snapshot latency p50/p99 at 28k reports and at the full size
  *   ingest_rounds       the two ingest ratios again (large / default, default / reference decode)
- *                       in 5 rounds of 300k reports per mesh (3 of 100k with --quick; --rounds=N),
- *                       each mesh in a fresh process, order alternating: medians and ranges
+ *                       in 5 rounds of 300k reports per mesh (3 of 100k with --quick; --rounds=N,
+ *                       --round-reports=N), each mesh in a fresh process, order alternating:
+ *                       medians and ranges, and the large / default ratio per report + hop
  *   cost_shares         where ingest time goes (decode, store, each view, GC), from V8's CPU
  *                       profiler over 200k of 300k reports per mesh (--only=costs alone)
  * Then:
@@ -35,7 +36,7 @@ const { parseObserverMessage } = require('../imports/core/observer-message');
 const { decodePacket, signatureChecks } = require('../imports/core/decode');
 const { MeshCorePacketDecoder } = require('@michaelhart/meshcore-decoder');
 const { createEngine } = require('../imports/core/engine');
-const { percentile, median, renderCoreReport } = require('./lib/report');
+const { percentile, median, renderCoreReport, perReportAndHop } = require('./lib/report');
 const { writeResult, readResult } = require('./lib/results');
 const { hostileStream } = require('../imports/core/simulate/hostile');
 const { keyPairFromSeed } = require('../imports/core/simulate/packets');
@@ -66,7 +67,11 @@ const PROFILES = onlyProfile !== null ? [onlyProfile] : ['default', 'large'];
 const roundsArg = argValue('rounds');
 if (roundsArg !== null && !(Number.isInteger(Number(roundsArg)) && Number(roundsArg) >= 0)) throw new Error(`--rounds must be a whole number, not ${roundsArg}`);
 const ROUNDS = roundsArg !== null ? Number(roundsArg) : quick ? 3 : 5;
-const ROUND_REPORTS = quick ? 100000 : 300000;
+// --round-reports=N: reports per mesh and round (300k; 100k with --quick). The issue's scale is
+// 1M ("flat over 1M reports"): `--only=rounds --round-reports=1000000` measures the ratios there.
+const roundReportsArg = argValue('round-reports');
+if (roundReportsArg !== null && !(Number.isInteger(Number(roundReportsArg)) && Number(roundReportsArg) >= 50000)) throw new Error(`--round-reports must be an integer of at least 50000, not ${roundReportsArg}`);
+const ROUND_REPORTS = roundReportsArg !== null ? Number(roundReportsArg) : quick ? 100000 : 300000;
 // Cost shares (measureCostShares): reports per mesh, and the profiler's sampling interval.
 const COST_REPORTS = 300000;
 const COST_SAMPLING_US = 250;
@@ -374,12 +379,14 @@ function measureIngestRounds() {
     for (const profile of order) {
       const args = ['--expose-gc', '--max-old-space-size=8192', __filename, `--ingest-round=${profile}`];
       if (quick) args.push('--quick');
+      if (roundReportsArg !== null) args.push(`--round-reports=${ROUND_REPORTS}`);
       const child = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
       if (child.status !== 0) throw new Error(`ingest round ${r} (${profile}) failed: ${child.stderr || child.error}`);
       entry[profile] = JSON.parse(child.stdout.trim().split('\n').pop());
     }
     entry.default_to_reference = round(entry.default.ingest_per_s / entry.default.reference_library_decode_only_per_s, 3);
     entry.large_to_default = round(entry.large.ingest_per_s / entry.default.ingest_per_s, 3);
+    entry.large_to_default_per_report_and_hop = perReportAndHop(entry);
     console.log(`ingest round ${r}: default ${entry.default.ingest_per_s}/s (reference ${entry.default.reference_library_decode_only_per_s}/s: ${entry.default_to_reference}), large ${entry.large.ingest_per_s}/s (${entry.large_to_default} of default)`);
     rounds.push(entry);
   }
@@ -390,6 +397,7 @@ function measureIngestRounds() {
     method: 'each mesh in a fresh process per round, order alternating; rates per CPU-second of that process',
     default_to_reference: spread(rounds.map((r) => r.default_to_reference)),
     large_to_default: spread(rounds.map((r) => r.large_to_default)),
+    large_to_default_per_report_and_hop: spread(rounds.map((r) => r.large_to_default_per_report_and_hop)),
     default_ingest_per_s: spread(rounds.map((r) => r.default.ingest_per_s), 0),
     large_ingest_per_s: spread(rounds.map((r) => r.large.ingest_per_s), 0),
     rounds,
