@@ -29,7 +29,8 @@
  * on the Meteor server only (--with-bare adds the floor). Each step records the load core's
  * busy share and the load processes' own CPU beside the server's, and says which side limited
  * it (`limited_by`: server, client or null): a delay measured on a saturated load core is the
- * client's, not the server's. `--light` uses the light client in the plain study too.
+ * client's, not the server's. `--light` uses the light client in the plain study too; `--full`
+ * gives a `--dashboard` run full DdpClient subscribers instead (every message parsed and applied).
  */
 const path = require('path');
 const { spawn } = require('child_process');
@@ -54,7 +55,9 @@ const DASHBOARDS = {
 };
 const dashboardIndex = process.argv.indexOf('--dashboard');
 const DASHBOARD = dashboardIndex < 0 ? null : DASHBOARDS[process.argv[dashboardIndex + 1]] ? process.argv[dashboardIndex + 1] : 'study';
-const LIGHT = DASHBOARD !== null || process.argv.includes('--light');
+// `--full` (with --dashboard): full DdpClient subscribers, which parse and apply every message as
+// the delivery study's Artillery users do: what that parsing adds to the delay on one load core.
+const LIGHT = (DASHBOARD !== null && !process.argv.includes('--full')) || process.argv.includes('--light');
 // A step's delay is the client's when its load core was this busy (or a load process lagged).
 const LOAD_CORE_SATURATED_PCT = 95;
 const SERVER_SATURATED_PCT = 90;
@@ -255,7 +258,7 @@ async function runDashboard(study) {
   const top = meteor.steps.find((s) => s.subscribers === 5000) || null;
   const behind = top ? [top.connected < 5000 * 0.95 && `${top.connected} of 5,000 connected`, top.connection_drops > 0 && `${top.connection_drops} connections dropped`].filter(Boolean).join(', ') || null : 'no 5,000-subscriber step';
   return {
-    settings: { ingest_per_s: INGEST_PER_S, dashboard: DASHBOARD, subscriptions, levels, window_s: windowS, client: 'light (benchmarks/lib/client-worker.js: data messages not parsed; delay from a byte search for newestPacketAt)', websocket_compression: 'off', publish_interval_ms: 250, subscribers_per_load_process: 500 },
+    settings: { ingest_per_s: INGEST_PER_S, dashboard: DASHBOARD, subscriptions, levels, window_s: windowS, client: LIGHT ? 'light (benchmarks/lib/client-worker.js: data messages not parsed; delay from a byte search for newestPacketAt)' : 'full (tests/helpers/ddp-client.js: every message parsed and applied, as the Artillery users do)', websocket_compression: 'off', publish_interval_ms: 250, subscribers_per_load_process: 500 },
     configs: results,
     headline: {
       delay_p99_ms_5000: top ? top.delay_p99_ms : null,
