@@ -78,7 +78,7 @@ function renderCoreReport(result, quickResult) {
     const range = (figure) => `**${figure.median}** (${figure.min}–${figure.max})`;
     lines.push(`## Ingest ratios over ${rounds.rounds_count} rounds`, '');
     lines.push(`${fmt(rounds.reports_per_round)} reports per mesh per round, ${rounds.method}. One run's ratios are one sample of a noisy host; these are medians (min–max).`, '');
-    // Per report + hop (see perReportAndHop in core.js); older runs did not store it.
+    // Per report + hop (perReportAndHop below); runs before 64016e1 did not store it.
     const perHop = rounds.large_to_default_per_report_and_hop || null;
     lines.push(`| round | order | default ingest/s | reference decode/s | default / reference | large ingest/s | large / default |${perHop ? ' … per report + hop |' : ''}`, `|---|---|---|---|---|---|---|${perHop ? '---|' : ''}`);
     for (const r of rounds.rounds) lines.push(`| ${r.round} | ${r.order.join(', ')} | ${fmt(r.default.ingest_per_s)} | ${fmt(r.default.reference_library_decode_only_per_s)} | ${r.default_to_reference} | ${fmt(r.large.ingest_per_s)} | ${r.large_to_default} |${perHop ? ` ${r.large_to_default_per_report_and_hop} |` : ''}`);
