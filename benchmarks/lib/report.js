@@ -78,11 +78,12 @@ function renderCoreReport(result, quickResult) {
     const range = (figure) => `**${figure.median}** (${figure.min}–${figure.max})`;
     lines.push(`## Ingest ratios over ${rounds.rounds_count} rounds`, '');
     lines.push(`${fmt(rounds.reports_per_round)} reports per mesh per round, ${rounds.method}. One run's ratios are one sample of a noisy host; these are medians (min–max).`, '');
-    // Per report + hop (perReportAndHop below); runs before 64016e1 did not store it.
+    // Per report + hop (perReportAndHop below); runs before 64016e1 did not store it: no column then.
     const perHop = rounds.large_to_default_per_report_and_hop || null;
-    lines.push(`| round | order | default ingest/s | reference decode/s | default / reference | large ingest/s | large / default |${perHop ? ' … per report + hop |' : ''}`, `|---|---|---|---|---|---|---|${perHop ? '---|' : ''}`);
-    for (const r of rounds.rounds) lines.push(`| ${r.round} | ${r.order.join(', ')} | ${fmt(r.default.ingest_per_s)} | ${fmt(r.default.reference_library_decode_only_per_s)} | ${r.default_to_reference} | ${fmt(r.large.ingest_per_s)} | ${r.large_to_default} |${perHop ? ` ${r.large_to_default_per_report_and_hop} |` : ''}`);
-    lines.push(`| median (min–max) | | ${fmt(rounds.default_ingest_per_s.median)} | | ${range(rounds.default_to_reference)} | ${fmt(rounds.large_ingest_per_s.median)} | ${range(rounds.large_to_default)} |${perHop ? ` ${range(perHop)} |` : ''}`);
+    const row = (cells, hopCell) => `|${(perHop ? [...cells, hopCell] : cells).map((cell) => (cell === '' ? ' ' : ` ${cell} `)).join('|')}|`;
+    lines.push(row(['round', 'order', 'default ingest/s', 'reference decode/s', 'default / reference', 'large ingest/s', 'large / default'], '… per report + hop'), `|${'---|'.repeat(perHop ? 8 : 7)}`);
+    for (const r of rounds.rounds) lines.push(row([r.round, r.order.join(', '), fmt(r.default.ingest_per_s), fmt(r.default.reference_library_decode_only_per_s), r.default_to_reference, fmt(r.large.ingest_per_s), r.large_to_default], r.large_to_default_per_report_and_hop));
+    lines.push(row(['median (min–max)', '', fmt(rounds.default_ingest_per_s.median), '', range(rounds.default_to_reference), fmt(rounds.large_ingest_per_s.median), range(rounds.large_to_default)], perHop && range(perHop)));
     lines.push('', `Targets: default / reference ≥ 1.5 (${verdict(rounds.default_to_reference.median >= 1.5)}), large / default ≥ 0.6 (${verdict(rounds.large_to_default.median >= 0.6)}), both on the median.`);
     if (perHop) lines.push('', `Per report + hop (large reports × (1 + hops) per CPU-second over the default mesh's), 1 would be "a hop costs the same on both meshes"; the 0.6 target is about 0.98 on this scale.`);
     lines.push('');
