@@ -171,8 +171,14 @@ function renderServerReport(result) {
   lines.push(`Generated from \`benchmarks/results/${result.quick ? 'server-quick' : 'server'}.json\` by \`${result.command}\` on ${result.date}.`);
   lines.push(`Machine: ${result.machine.cpus} cores, ${result.machine.memoryGiB} GiB, Node ${result.machine.node}; MongoDB: ${result.mongo}. Load average at the end: ${result.load_average.join(', ')}.`, '');
   lines.push('| figure | measured | target | |', '|---|---|---|---|');
+  const reloadSplit = (reload) => (reload.reload_engine_s !== undefined ? ` (engine replay ${reload.reload_engine_s} s, reading MongoDB ${reload.reload_reading_s} s)` : '');
+  // Issue 8's unit: 1M stored reports (observation documents), <= 40 s; full runs since 2026-11-24.
+  if (result.reload_reports) {
+    const byReports = result.reload_reports;
+    lines.push(`| reload of ${fmt(byReports.reports)} stored reports (${fmt(byReports.transmissions)} transmissions) | ${byReports.reload_s} s${reloadSplit(byReports)} | ≤ 40 s for 1M reports | ${verdict(byReports.reload_s <= 40 && byReports.complete)} |`);
+  }
   const reloadVerdict = result.quick ? 'quick run: the target is for 1M' : verdict(result[reloadKey] <= 60 && result.reload.complete);
-  lines.push(`| reload of ${fmt(result.reload.transmissions)} stored transmissions (${fmt(result.reload.observations)} observations) | ${result[reloadKey]} s${result.reload.reload_engine_s !== undefined ? ` (engine replay ${result.reload.reload_engine_s} s, reading MongoDB ${result.reload.reload_reading_s} s)` : ''} | ≤ 60 s for 1M | ${reloadVerdict} |`);
+  lines.push(`| reload of ${fmt(result.reload.transmissions)} stored transmissions (${fmt(result.reload.observations)} observations) | ${result[reloadKey]} s${reloadSplit(result.reload)} | ≤ 60 s for 1M | ${reloadVerdict} |`);
   lines.push(`| sustained ingest with write-behind (observations written / s, offered ${fmt(s.offered_per_s)}/s for ${s.seconds} s) | ${fmt(s.sustained_ingest_per_s)} | keeps pace with 2,000 | ${verdict(s.sustained_ingest_per_s >= 0.95 * s.offered_per_s && s.overflowed === 0)} |`);
   lines.push(`| max write backlog (pending writes) | ${fmt(s.max_backlog)} (second half max ${fmt(s.backlog_second_half_max)}; drained ${s.drain_after_stop_s} s after the feed stopped) | bounded | ${verdict(s.overflowed === 0 && s.failed === 0)} |`);
   const measured = (value) => value !== null && value !== undefined;
