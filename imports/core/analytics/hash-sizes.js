@@ -14,6 +14,7 @@ const { defineView, bump, memoryPart } = require('./view');
 const { observationAt, observationCountOf } = require('../stored-records');
 const { withSnapshotCache } = require('./snapshot-cache');
 const { topByCount, describePrefix } = require('./aggregates');
+const { FORWARDING_ROLE } = require('../hop-resolver');
 const { TimeCounts, chooseBucket, describeBucket, bucketParam, newestTime } = require('./time-buckets');
 
 const TOP_HOPS = 50;
@@ -70,7 +71,15 @@ function byCountThenKey(a, b, key) {
   return b.count - a.count || (a[key] < b[key] ? -1 : a[key] > b[key] ? 1 : 0);
 }
 
-/** Nodes resolved from 2- and 3-byte hops: unique matches per node, ambiguous and unknown prefixes aside. */
+/**
+ * Nodes resolved from 2- and 3-byte hops: unique matches per node, ambiguous and unknown prefixes aside.
+ *
+ * Walks every multi-byte hop at every snapshot (thousands on a large mesh), so the common cases
+ * allocate nothing per hop: the repeaters carrying a prefix are counted in place (what
+ * describePrefix would filter into a new array), and only a node's first hop and an ambiguous
+ * hop build anything. Building a describePrefix answer and copying the node for every hop was
+ * ~4.5 ms of a ~5 ms snapshot on the large mesh at 390k reports (benchmarks/CORE.md).
+ */
 function multiByte(state, store) {
   const nodes = new Map();
   const ambiguous = [];
@@ -78,16 +87,24 @@ function multiByte(state, store) {
   let unresolvedCount = 0;
   for (const [hop, appearances] of state.hopCounts) {
     if (hop.length <= 2) continue;
-    const { node, candidates, candidateCount } = describePrefix(store, hop);
-    if (node) {
-      let entry = nodes.get(node.pubKey);
-      if (!entry) {
-        entry = { ...node, hashSizes: [], prefixes: [], count: 0 };
-        nodes.set(node.pubKey, entry);
+    let forwarder = null;
+    let forwarders = 0;
+    for (const node of store.resolvePrefix(hop)) {
+      if (node.role !== FORWARDING_ROLE) continue;
+      forwarder = node;
+      forwarders++;
+    }
+    if (forwarders === 1) {
+      let entry = nodes.get(forwarder.pubKey);
+      if (entry === undefined) {
+        // describePrefix's node brief (pubKey, name, role), then this list's fields.
+        entry = { pubKey: forwarder.pubKey, name: forwarder.name, role: forwarder.role, hashSizes: [], prefixes: [], count: 0 };
+        nodes.set(forwarder.pubKey, entry);
       }
       entry.prefixes.push(hop);
       entry.count += appearances;
-    } else if (candidateCount > 1) {
+    } else if (forwarders > 1) {
+      const { candidates, candidateCount } = describePrefix(store, hop);
       ambiguous.push({ hop, hashSize: hop.length / 2, count: appearances, candidates, candidateCount });
     } else {
       unresolvedPrefixes++;
@@ -96,8 +113,16 @@ function multiByte(state, store) {
   }
   const list = Array.from(nodes.values());
   for (const entry of list) {
-    entry.prefixes.sort();
-    entry.hashSizes = Array.from(new Set(entry.prefixes.map((prefix) => prefix.length / 2))).sort();
+    const prefixes = entry.prefixes;
+    if (prefixes.length > 1) prefixes.sort();
+    // Sizes present among its prefixes, ascending (2 and 3 bytes are the only multi-byte sizes).
+    let two = false;
+    let three = false;
+    for (const prefix of prefixes) {
+      if (prefix.length === 4) two = true;
+      else three = true;
+    }
+    entry.hashSizes = two && three ? [2, 3] : two ? [2] : [3];
   }
   list.sort((a, b) => byCountThenKey(a, b, 'pubKey'));
   ambiguous.sort((a, b) => byCountThenKey(a, b, 'hop'));
