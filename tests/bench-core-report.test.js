@@ -43,3 +43,17 @@ test('renderCoreReport: the rounds table shows the per report + hop column only 
   assert.match(withHops, /\| 0\.815 \|/);
   assert.match(withHops, /0\.6 target is about 0\.98/);
 });
+
+test('renderCoreReport: a view over its p99 target says what its first call and its later calls took, when the run recorded them', () => {
+  const view = (extra) => ({ p50_ms_28k: 0.2, p99_ms_28k: 14.5, cpu_p99_ms_28k: 14.6, p50_ms_1m: 0.5, p99_ms_1m: 9.7, cpu_p99_ms_1m: 9.7, params: ['pubKey+days'], ...extra });
+  const profile = (views) => ({ views, ingest_per_s: 1, decode_only_per_s: 1, reference_library_decode_only_per_s: 1, nodes: 1, observers: 1, packets: 1, transmissions: 1, hops_per_report: 1, ingest_cpu_us_per_report: 1, ingest_to_reference_decode_ratio: 1, fifth_rates_per_s: [1], ingest_flatness: 1, bytes_per_packet: 1, memory_calibration: { estimate_to_heap: 1 } });
+  const render = (views) => renderCoreReport({ benchmark: 'core', command: 'test', date: 'today', machine: { cpus: 2, cpu: 'test', memoryGiB: 1, node: 'v20' }, profiles: { default: profile(views) } });
+  const withFirst = render({ node: view({ first_call_ms_28k: 21.3, p99_after_first_calls_ms_28k: 4.3, first_call_ms_1m: 9.7, p99_after_first_calls_ms_1m: 4.4 }) });
+  assert.match(withFirst, /\| \*\*28k over \(first call 21\.3; later calls p99 4\.3\)\*\* \|/);
+  assert.match(withFirst, /The verdict is on every call/);
+  const stillOver = render({ node: view({ first_call_ms_28k: 21.3, p99_after_first_calls_ms_28k: 6.1, first_call_ms_1m: 9.7, p99_after_first_calls_ms_1m: 4.4 }) });
+  assert.match(stillOver, /\*\*28k over \(first call 21\.3; later calls p99 6\.1, also over\)\*\*/);
+  const older = render({ node: view({}) });
+  assert.match(older, /\| \*\*28k over\*\* \|/);
+  assert.doesNotMatch(older, /The verdict is on every call/);
+});
