@@ -80,7 +80,7 @@ function renderCoreReport(result, quickResult) {
       lines.push(`## Snapshot latency per view, ${name} mesh (ms; each snapshot follows one more ingested report, so none is a cached answer; target p99 ≤ 5 at 28k, ≤ 50 at 1M)`, '');
       const views = profiles[name].views;
       if (Object.values(views).some((v) => v.first_call_ms_28k !== undefined)) {
-        lines.push('The verdict is on every call. Where it is over, the note gives the slowest first call (one per params: the view\'s code runs for the first time in the process, before V8 optimizes it) and the p99 of the calls after it.', '');
+        lines.push('The verdict is on every call. Where it is over, the note gives the slowest first call (one per params: the view\'s code runs for the first time in the process, before V8 optimizes it) and the p99 of the calls after them (nearest rank, as every p99 here: of 99 later calls that is the slowest, so it can exceed the p99 of all calls).', '');
       }
       viewTable(lines, views, large);
       lines.push('');
