@@ -101,3 +101,55 @@ test('hashSizes added to a filled store equals one fed live', () => {
   const late = engine.store.addView(hashSizes.create(engine.store));
   assertClose(late.snapshot({}), engine.view('hashSizes').snapshot({}));
 });
+
+// The multi-byte list's three outcomes, built by hand: the simulated meshes used above (1,500
+// large-profile reports) have no two known repeaters sharing a 2-byte prefix.
+test('hashSizes multiByte: a 2-byte prefix of two repeaters is ambiguous, a companion is never the forwarder, a node listed with both hash sizes', () => {
+  const crypto = require('crypto');
+  const { createEngine } = require('../../../imports/core/engine');
+  const { keyPairFromSeed, advertAppData, advertSigner, signAdvert, pathLenByte, packetHex, ROUTE, ROLE_IDS } = require('../../../imports/core/simulate/packets');
+  const seedOf = (n) => crypto.createHash('sha256').update(`hash-sizes multiByte ${n}`).digest();
+  // Two keys sharing their first two bytes: a birthday search over a few hundred seeded keys.
+  const byPrefix = new Map();
+  let twins = null;
+  for (let n = 0; twins === null; n++) {
+    const pair = keyPairFromSeed(seedOf(n));
+    const prefix = pair.publicKey.toString('hex', 0, 2);
+    if (byPrefix.has(prefix)) twins = [byPrefix.get(prefix), pair];
+    else byPrefix.set(prefix, pair);
+  }
+  const lone = keyPairFromSeed(seedOf('lone repeater'));
+  const companion = keyPairFromSeed(seedOf('companion'));
+  const engine = createEngine();
+  const now = Date.now();
+  let at = now - 60000;
+  const ingest = (raw) => {
+    const result = engine.ingest({ raw, observerId: 'obs1', region: 'TEST', snr: 5, rssi: -90, time: at++ });
+    assert.equal(result.error, undefined, JSON.stringify(result.error));
+  };
+  const advertise = (pair, role, name) => {
+    const payload = signAdvert(advertSigner(pair, advertAppData(ROLE_IDS[role], name, null, null)), Math.floor(at / 1000));
+    ingest(packetHex({ routeType: ROUTE.FLOOD, payloadType: 4, pathLength: 0, payload }));
+  };
+  advertise(twins[0], 'repeater', 'Twin A');
+  advertise(twins[1], 'repeater', 'Twin B');
+  advertise(lone, 'repeater', 'Lone');
+  advertise(companion, 'companion', 'Phone');
+  const hop = (pair, bytes) => pair.publicKey.toString('hex', 0, bytes).toUpperCase();
+  const request = (hashSize, hops, n) => ingest(packetHex({
+    routeType: ROUTE.FLOOD, payloadType: 0, pathLength: pathLenByte(hashSize, hops.length), pathHex: hops.join(''), payload: Buffer.from([1, 2, n, n >> 8, 9, 9, 9, 9]),
+  }));
+  request(2, [hop(twins[0], 2), hop(lone, 2)], 1);
+  request(2, [hop(lone, 2), hop(companion, 2)], 2);
+  request(3, [hop(lone, 3), 'ABCDEF'], 3);
+  const { multiByte } = engine.snapshot('hashSizes', {});
+  assert.deepEqual(multiByte.nodes.map((node) => [node.name, node.hashSizes, node.prefixes.length, node.count]), [['Lone', [2, 3], 2, 3]]);
+  assert.equal(multiByte.ambiguousCount, 1);
+  assert.equal(multiByte.ambiguous[0].hop, hop(twins[0], 2).toLowerCase());
+  assert.equal(multiByte.ambiguous[0].candidateCount, 2);
+  assert.deepEqual(multiByte.ambiguous[0].candidates.map((node) => node.name).sort(), ['Twin A', 'Twin B']);
+  // The companion's 2-byte prefix and a 3-byte hop no known node has.
+  assert.equal(multiByte.unresolvedPrefixes, 2);
+  assert.equal(multiByte.unresolvedCount, 2);
+  assertClose(withoutUnits(engine.snapshot('hashSizes', {})), bruteHashSizes(engine.store));
+});
