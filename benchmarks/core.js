@@ -176,8 +176,14 @@ function measureSnapshots(engine, startTime, nextReport) {
     } catch (err) {
       paramsList = [{}];
     }
-    // Start each view from a collected heap, so one view's garbage is not charged to the next.
+    // Start each view from a collected heap, so one view's garbage is not charged to the next,
+    // then let the collection finish: a forced full GC leaves V8 sweeping the heap on its helper
+    // threads, and the next allocations on the main thread wait for that work. Measured right
+    // after gc(), a view's first call took 15-23 ms (`node`) and 17 ms (`neighbours`) that took
+    // 4-6 and 2 ms after a 300 ms pause or with no gc() at all (scratch, 28k default-mesh
+    // reports, 2026-11-24): the harness's own GC, not anything a publication meets.
     gc();
+    settleAfterGc();
     for (let run = 0; run < SNAPSHOT_RUNS; run++) {
       for (const params of paramsList) {
         advance();
@@ -204,6 +210,15 @@ function measureSnapshots(engine, startTime, nextReport) {
     };
   }
   return results;
+}
+
+// How long measureSnapshots lets a forced GC's sweeping finish before it samples a view.
+const GC_SETTLE_MS = 300;
+const settleCell = new Int32Array(new SharedArrayBuffer(4));
+
+/** Block this thread for GC_SETTLE_MS (V8's helper threads keep working meanwhile). */
+function settleAfterGc() {
+  Atomics.wait(settleCell, 0, 0, GC_SETTLE_MS);
 }
 
 /** Mean path length (hops) of the reports, read from each raw packet's path-length byte. */
