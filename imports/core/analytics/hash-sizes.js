@@ -77,8 +77,9 @@ function byCountThenKey(a, b, key) {
  * Walks every multi-byte hop at every snapshot (thousands on a large mesh), so the common cases
  * allocate nothing per hop: the repeaters carrying a prefix are counted in place (what
  * describePrefix would filter into a new array), and only a node's first hop and an ambiguous
- * hop build anything. Building a describePrefix answer and copying the node for every hop was
- * ~4.5 ms of a ~5 ms snapshot on the large mesh at 390k reports (benchmarks/CORE.md).
+ * hop build anything. Building a describePrefix answer and copying the node for every hop made
+ * the large mesh's snapshot at 1M reports take 3.2-4.1 ms (p50) against 0.6-0.7 ms now
+ * (`node --expose-gc benchmarks/operator-views.js --total=1000000 --profile=large --views=hashSizes`).
  */
 function multiByte(state, store) {
   const nodes = new Map();
