@@ -245,9 +245,11 @@ async function reload(mongo, size = { reports: RELOAD_REPORTS, transmissions: RE
 function fanoutFigures() {
   // The latest full fan-out run on this machine if there is one, else the published one.
   const latest = readResult('fanout', { from: 'latest' });
+  const published = latest || readResult('fanout', { from: 'published' });
   // Else the quick run (1,000 subscribers too, shorter steps), said as such in the source line.
-  const stem = latest || readResult('fanout', { from: 'published' }) ? 'fanout' : 'fanout-quick';
-  const fanout = latest || readResult(stem, { from: 'published' });
+  const quickRun = published ? null : readResult('fanout-quick', { from: 'published' });
+  const stem = quickRun ? 'fanout-quick' : 'fanout';
+  const fanout = published || quickRun;
   if (!fanout) {
     return { bytes_per_subscriber: null, fanout_cpu_ratio_1000: null, not_measured_here: 'bytes_per_subscriber and fanout_cpu_ratio_1000 need a running Meteor server: run npm run bench:fanout (results/fanout.json)' };
   }
