@@ -99,7 +99,7 @@ test('falls back to this.added/changed/removed when the internals are not as exp
     { why: /NO_MERGE/, sender: { server: server(SERVER_MERGE) } },
     { why: /stringifyDDP/, sender: { server: server(NO_MERGE), stringifyDDP: null } },
     { why: /buffers or batches/, send: function (msg) { this._bufferedMessages.push(msg); this.socket.send(DDPCommon.stringifyDDP(msg)); } },
-    { why: /no longer calls/, send: function (msg) { this.transport.write(msg); } },
+    { why: /neither Meteor 3.0's/, send: function (msg) { this.transport.write(msg); } },
     { why: /_isDeactivated/, strip: '_isDeactivated' },
     { why: /_session/, strip: '_session' },
     { why: /_documents/, strip: '_documents' },
@@ -577,4 +577,178 @@ test('plain DDP text through the sender: plain fields skip stringifyDDP, others 
   const t = fakePublication();
   off.relay(t.publication, 'meshpulse.views', 'stats|{}').changed('stats|{}', { transmissions: 12 }, new Map());
   assert.equal(calls.length, 2, 'plainDDP false: always stringifyDDP');
+});
+
+// --- Meteor 3.5: counted, queueing Session#send (DDP session resumption) -------------------
+
+// What Meteor 3.5's Session#send reads from its module scope, for the stand-in below to run.
+const ignoredMsgsForSessionOutOfDateCheck = ['ping', 'pong'];
+const DDPCommon = { stringifyDDP: (msg) => JSON.stringify(msg) };
+const Meteor = { _printSentDDP: false, _debug() {}, clearTimeout() {} };
+
+// Session#send as a Meteor 3.5 server runs it (packages/ddp-server/livedata_server.js, as
+// compiled in a 3.5 ddp-server bundle), executable here with the stand-ins above.
+const meteor35Send = {
+  send: function(msg) {
+    const self = this;
+    const isIgnoredMsg = ignoredMsgsForSessionOutOfDateCheck.includes(msg.msg);
+    if (self.messageQueue && !isIgnoredMsg) {
+      self.messageQueue.push(msg);
+      if (self.messageQueue.length > self.options.maxMessageQueueLength) {
+        Meteor.clearTimeout(self._removeTimeoutHandle);
+        self._pendingRemoveFunction();
+      }
+      return;
+    }
+    if (self.socket) {
+      const stringMsg = DDPCommon.stringifyDDP(msg);
+      if (Meteor._printSentDDP) Meteor._debug("Sent DDP", stringMsg);
+      if (!isIgnoredMsg) {
+        self.sentCount++;
+      }
+      self.socket.send(stringMsg);
+    }
+  },
+}.send;
+
+/** A Meteor 3.5 session stand-in with a TCP socket under its SockJS socket (for corking). */
+function meteor35Publication() {
+  const fake = fakePublication({ send: meteor35Send });
+  Object.assign(fake.session, { sentCount: 0, messageQueue: null, options: { maxMessageQueueLength: 100 }, _pendingRemoveFunction() { fake.removed = true; } });
+  return fake;
+}
+
+function fakeTcp(log, name) {
+  return { name, writableCorked: 0, destroyed: false, cork() { this.writableCorked++; log.push(`cork ${name}`); }, uncork() { this.writableCorked--; }, write() { throw new Error('framed writes are off here'); } };
+}
+
+test('Meteor 3.5\'s Session#send is recognized, whatever its layout; any other change to it is not', () => {
+  assert.deepEqual(inspectSend(meteor35Send), { ok: true, waitsForPublish: false, counted: true, reason: null });
+  // The same function as its source might be written: method shorthand, var, single quotes, comments.
+  const source = { send(msg) { // Send a message.
+    var self = this;
+    const isIgnoredMsg = ignoredMsgsForSessionOutOfDateCheck.includes(msg.msg);
+    if (self.messageQueue && !isIgnoredMsg) { self.messageQueue.push(msg); if (self.messageQueue.length > self.options.maxMessageQueueLength) { Meteor.clearTimeout(self._removeTimeoutHandle); self._pendingRemoveFunction(); } return; }
+    if (self.socket) { const stringMsg = DDPCommon.stringifyDDP(msg); if (Meteor._printSentDDP) Meteor._debug('Sent DDP', stringMsg); if (!isIgnoredMsg) { self.sentCount++; } self.socket.send(stringMsg); }
+  } }.send;
+  assert.equal(inspectSend(source).counted, true);
+  // One more side effect (here a second counter) is a send we do not reproduce: the public path.
+  const changed = { send(msg) {
+    const self = this;
+    const isIgnoredMsg = ignoredMsgsForSessionOutOfDateCheck.includes(msg.msg);
+    if (self.messageQueue && !isIgnoredMsg) { self.messageQueue.push(msg); return; }
+    if (self.socket) { const stringMsg = DDPCommon.stringifyDDP(msg); if (!isIgnoredMsg) { self.sentCount++; } self.bytesSent += stringMsg.length; self.socket.send(stringMsg); }
+  } }.send;
+  assert.equal(inspectSend(changed).ok, false);
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: DDPCommon.stringifyDDP, plainDDP: false });
+  const fake = fakePublication({ send: changed });
+  assert.equal(sender.relay(fake.publication, 'meshpulse.views', 'stats|{}').shared, false);
+  assert.match(sender.stats().fallbackReason, /neither Meteor 3\.0's .* nor Meteor 3\.5's/);
+});
+
+test('Meteor 3.5: shared writes count as Session#send counts, queue while the session is away, and follow a resumed session to its new socket', () => {
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: DDPCommon.stringifyDDP, plainDDP: false, batchWrites: true, preFramed: false, defer: () => {} });
+  const publicPath = createSharedSender({ server: server(NO_MERGE), stringifyDDP: DDPCommon.stringifyDDP, plainDDP: false, enabled: false });
+  const fake = meteor35Publication();
+  // The reference: the same messages through Session#send itself (what the public path ends in).
+  const reference = meteor35Publication();
+  const sink = sender.relay(fake.publication, 'meshpulse.views', 'stats|{}');
+  assert.equal(sink.shared, true);
+  assert.equal(publicPath.relay(reference.publication, 'meshpulse.views', 'stats|{}').shared, false);
+  const viaSend = (msg) => reference.session.send(msg);
+  const log = [];
+  const firstTcp = fakeTcp(log, 'first');
+  fake.session.socket._session = { recv: { connection: firstTcp } };
+
+  sink.added('stats', { a: 1 }, new Map());
+  viaSend({ msg: 'added', collection: 'meshpulse.views', id: 'stats|{}', fields: { a: 1 } });
+  sink.changed('stats', { a: 2 }, new Map());
+  viaSend({ msg: 'changed', collection: 'meshpulse.views', id: 'stats|{}', fields: { a: 2 } });
+  assert.deepEqual(fake.written, reference.written, 'the same texts as Session#send');
+  assert.equal(fake.session.sentCount, 2);
+  assert.equal(fake.session.sentCount, reference.session.sentCount, 'counted as Session#send counts');
+  assert.deepEqual(log, ['cork first'], 'corked on the first shared write of the turn');
+
+  // Disconnected, in the grace period: messages are queued as objects, nothing written or counted.
+  fake.session.socket = null;
+  fake.session.messageQueue = [];
+  sink.changed('stats', { a: 3 }, new Map());
+  const live = sender.relay(fake.publication, 'meshpulse.live', null);
+  live.batch([{ method: 'added', id: 'h1', fields: { t: 1 } }, { method: 'changed', id: 'h0', fields: {} }, { method: 'removed', id: 'h9' }], new Map());
+  assert.equal(fake.written.length, 2);
+  assert.equal(fake.session.sentCount, 2);
+  assert.deepEqual(fake.session.messageQueue, [
+    { msg: 'changed', collection: 'meshpulse.views', id: 'stats|{}', fields: { a: 3 } },
+    { msg: 'added', collection: 'meshpulse.live', id: 'h1', fields: { t: 1 } },
+    { msg: 'removed', collection: 'meshpulse.live', id: 'h9' },
+  ], 'queued in order, the empty change left out (as Subscription#changed)');
+  assert.equal(sender.stats().queuedSends, 3);
+
+  // Resumed on a new socket (Meteor flushes its queue itself): writes go there, corking its TCP socket.
+  const written = [];
+  const secondTcp = fakeTcp(log, 'second');
+  fake.session.socket = { send: (text) => written.push(text), _session: { recv: { connection: secondTcp } } };
+  fake.session.messageQueue = null;
+  firstTcp.writableCorked = 0;
+  sink.changed('stats', { a: 4 }, new Map());
+  live.batch([{ method: 'added', id: 'h2', fields: { t: 2 } }, { method: 'removed', id: 'h1' }], new Map());
+  assert.deepEqual(written.map((text) => JSON.parse(text).msg), ['changed', 'added', 'removed']);
+  assert.equal(fake.session.sentCount, 5, 'every message written is counted, batches included');
+  assert.deepEqual(log, ['cork first', 'cork second'], 'the old socket is never written to or corked again');
+  assert.equal(fake.written.length, 2);
+});
+
+test('Meteor 3.5: a session whose queue overflows while away is dropped by Session#send itself', () => {
+  const sender = createSharedSender({ server: server(NO_MERGE), stringifyDDP: DDPCommon.stringifyDDP, plainDDP: false });
+  const fake = meteor35Publication();
+  fake.session.options.maxMessageQueueLength = 2;
+  fake.session.socket = null;
+  fake.session.messageQueue = [];
+  const sink = sender.relay(fake.publication, 'meshpulse.live', null);
+  for (let i = 0; i < 3; i++) sink.added(`h${i}`, { i }, new Map());
+  assert.equal(fake.removed, true, 'the third queued message overflowed the queue: the session goes');
+});
+
+test('Meteor 3.5 keeps no SockJS server: the shared deflate is installed through the first websocket connection', () => {
+  const { installSharedDeflate } = require('../../imports/api/ddp/shared-send');
+  const sharedDeflate = createSharedDeflate();
+  // As Meteor 3.1.1+ configures it (packages/ddp-server/stream_server.js websocketExtensions()).
+  const configured = require('permessage-deflate2').configure({ threshold: 1024, level: zlib.constants.Z_BEST_SPEED, memLevel: zlib.constants.Z_MIN_MEMLEVEL, noContextTakeover: true, maxWindowBits: zlib.constants.Z_MIN_WINDOWBITS });
+  // A StreamServer without `server` (Meteor 3.5): register() calls back for current and new sockets.
+  const callbacks = [];
+  const streamServer = { register: (callback) => callbacks.push(callback) };
+  const connect = (socket) => callbacks.forEach((callback) => callback(socket));
+  // Every websocket's driver holds the configured extensions by name (websocket-extensions).
+  const websocket = (raw) => {
+    const ws = { _driver: { _extensions: { _byName: { 'permessage-deflate': configured }, _sessions: [] } } };
+    return { _session: raw ? { ws, recv: {} } : { recv: { ws } } };
+  };
+  const results = [];
+  const answer = installSharedDeflate({ stream_server: streamServer }, sharedDeflate, { onLateResult: (result) => results.push(result), transport: undefined });
+  assert.equal(answer.installed, false);
+  assert.equal(answer.pending, true);
+  connect({ _session: { recv: { protocol: 'xhr-polling' } } }); // long-polling: no websocket to look at
+  assert.deepEqual(results, [], 'still waiting');
+  assert.equal(configured._options.zlib, undefined);
+  connect(websocket(false)); // a SockJS-framed websocket
+  assert.equal(results.length, 1);
+  assert.equal(results[0].installed, true, JSON.stringify(results[0]));
+  assert.equal(results[0].via, 'first websocket connection');
+  assert.equal(configured._options.zlib, sharedDeflate.zlib, 'sessions created from now on use the shared zlib');
+  connect(websocket(true));
+  assert.equal(results.length, 1, 'decided once');
+
+  // Compression off: the first websocket says so; another transport's sockets are not SockJS.
+  const off = [];
+  const offServer = { register: (callback) => callback({ _session: { ws: { _driver: { _extensions: { _byName: {} } } } } }) };
+  installSharedDeflate({ stream_server: offServer }, createSharedDeflate(), { onLateResult: (result) => off.push(result), transport: undefined });
+  assert.match(off[0].reason, /no permessage-deflate extension/);
+  const uwsSockets = [];
+  installSharedDeflate({ stream_server: { register: (callback) => callback({ send() {} }) } }, createSharedDeflate(), { onLateResult: (result) => uwsSockets.push(result), transport: undefined });
+  assert.match(uwsSockets[0].reason, /not a SockJS connection/);
+  assert.match(installSharedDeflate({ stream_server: streamServer }, createSharedDeflate(), { onLateResult() {}, transport: 'uws' }).reason, /DDP transport uws/);
+  // Where Meteor keeps its SockJS server (3.0 to 3.4), `firstConnection` still takes the late path.
+  const eager = { stream_server: { register: streamServer.register, server: { options: { faye_server_options: { extensions: [require('permessage-deflate').configure({})] } } } } };
+  assert.equal(installSharedDeflate(eager, createSharedDeflate(), { transport: undefined }).installed, true);
+  assert.equal(installSharedDeflate(eager, createSharedDeflate(), { onLateResult() {}, firstConnection: true, transport: undefined }).pending, true);
 });

@@ -115,8 +115,10 @@ test('views over DDP: publications, methods, validation, rate limits', { timeout
     // Meteor upgrade changed the ddp-server internals it relies on, this fails with the reason.
     assert.equal(health.sharedSend.mode, 'shared', `shared DDP sends fell back: ${health.sharedSend.fallbackReason}`);
     assert.ok(health.sharedSend.sharedRelays >= subscribed.length && health.sharedSend.sharedSends > 0, JSON.stringify(health.sharedSend));
-    // Sessions that negotiated permessage-deflate get the shared deflate's pre-built frames too.
-    assert.deepEqual(health.sharedSend.framedFallbacks, {}, JSON.stringify(health.sharedSend));
+    // Sessions that negotiated permessage-deflate get the shared deflate's pre-built frames too,
+    // but for the first one where the shared deflate is installed through it (Meteor 3.5+).
+    const lateInstall = health.sharedDeflate.via === 'first websocket connection';
+    assert.deepEqual(health.sharedSend.framedFallbacks, lateInstall ? { 'permessage-deflate does not drive the shared deflate': 1 } : {}, JSON.stringify(health.sharedSend));
     assert.ok(health.sharedSend.framedWrites > 0, JSON.stringify(health.sharedSend));
     // View documents are plain JSON: their texts skip EJSON (stringifyPlainDDP), and the clients
     // above read them; the live feed's rows went out as batches (one write per session per tick).

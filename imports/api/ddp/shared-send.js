@@ -16,7 +16,9 @@
  *     accounting (NO_MERGE does, so a stopped subscription removes its documents), adding and
  *     deleting the id in the Set at `sub._documents.get(collection)`;
  *   - `session.send(msg)` is `socket.send(DDPCommon.stringifyDDP(msg))` (optionally wrapped in
- *     `_checkPublishPromiseBeforeSend`), with no message buffering or batching.
+ *     `_checkPublishPromiseBeforeSend`), with no message buffering or batching; or exactly
+ *     Meteor 3.5's send (COUNTED_SEND_BODY: a queue while the session is away, a count of the
+ *     messages sent), which a shared write reproduces (countedSend).
  * Batching (optional, never needed for correctness): a session's TCP socket, at
  * `session.socket._session.recv.connection` (SockJS), is corked for the rest of the current
  * turn on the first shared write, so a tick's messages to that session leave in one writev;
@@ -51,11 +53,13 @@
  * tests/e2e/ddp.test.js fails loudly if the running Meteor does not take the shared path.
  *
  *
- * installSharedDeflate() hands permessage-deflate (Meteor 3.0.x: faye-websocket via SockJS) a
- * `zlib` that compresses each distinct message once for every session (imports/core/
- * shared-deflate.js), through the package's documented `zlib` option, reached at
- * `Meteor.server.stream_server.server.options.faye_server_options.extensions`. When that path
- * is not there (compression off, another transport), nothing is changed and the reason is kept.
+ * installSharedDeflate() hands permessage-deflate (faye-websocket via SockJS) a `zlib` that
+ * compresses each distinct message once for every session (imports/core/shared-deflate.js),
+ * through the package's documented `zlib` option, reached at
+ * `Meteor.server.stream_server.server.options.faye_server_options.extensions` (Meteor 3.0 to
+ * 3.4), or through the first websocket connection's driver where Meteor keeps no handle on its
+ * SockJS server (3.5). When neither is there (compression off, another transport), nothing is
+ * changed and the reason is kept.
  *
  * Plain CommonJS, no `meteor/*` imports: Meteor parts are passed in, so tests run under Node.
  */
@@ -66,13 +70,68 @@ const SEND_WRITES_STRINGIFIED = /socket\.send\(\s*DDPCommon\.stringifyDDP\(\s*ms
 const SEND_BUFFERS = /_bufferedMessages|_flush|batch/i;
 const SEND_WAITS_FOR_PUBLISH = /_checkPublishPromiseBeforeSend/;
 
-/** How a Session#send function delivers, from its source: { ok, waitsForPublish, reason }. */
+/**
+ * Session#send as Meteor 3.5 writes it (packages/ddp-server/livedata_server.js, with DDP session
+ * resumption): while a disconnected session waits out its grace period (`messageQueue` set,
+ * `socket` null) messages are queued, and every message sent but pings and pongs is counted in
+ * `sentCount` (compared with the client's count when it resumes). Its body, normalized by
+ * `normalizedBody` (comments and layout dropped, `var`/`let` read as `const`, quotes as "). A
+ * shared write reproduces exactly this (see `write`), so the body must be exactly this: any
+ * other change to Session#send sends every message through the public path instead.
+ */
+const COUNTED_SEND_BODY = normalizedBody(`function (msg) {
+  const self = this;
+  const isIgnoredMsg = ignoredMsgsForSessionOutOfDateCheck.includes(msg.msg);
+  if (self.messageQueue && !isIgnoredMsg) {
+    self.messageQueue.push(msg);
+    if (self.messageQueue.length > self.options.maxMessageQueueLength) {
+      Meteor.clearTimeout(self._removeTimeoutHandle);
+      self._pendingRemoveFunction();
+    }
+    return;
+  }
+  if (self.socket) {
+    const stringMsg = DDPCommon.stringifyDDP(msg);
+    if (Meteor._printSentDDP) Meteor._debug("Sent DDP", stringMsg);
+    if (!isIgnoredMsg) {
+      self.sentCount++;
+    }
+    self.socket.send(stringMsg);
+  }
+}`);
+
+/**
+ * A function's body as comparable text: comments dropped, whitespace kept only between two
+ * word characters, `var`/`let` as `const`, single quotes as double. Enough to compare a body
+ * with a known one across formatting (source, Meteor's compiled package, method shorthand),
+ * never to parse JavaScript in general: a string holding `//` or a quote would be mangled, and
+ * then the comparison fails, which only means the public path.
+ */
+function normalizedBody(source) {
+  const start = source.indexOf('{');
+  const body = start < 0 ? '' : source.slice(start);
+  return body
+    .replace(/\/\*[\s\S]*?\*\//g, ' ')
+    .replace(/\/\/[^\n]*/g, ' ')
+    .replace(/'/g, '"')
+    .replace(/\b(?:var|let)\b/g, 'const')
+    .replace(/\s+/g, ' ')
+    .replace(/ ?([^\w$ ]) ?/g, '$1')
+    .trim();
+}
+
+/**
+ * How a Session#send function delivers, from its source: { ok, waitsForPublish, counted, reason }.
+ * Two shapes are understood: Meteor 3.0.x's (`socket.send(DDPCommon.stringifyDDP(msg))`, at most
+ * wrapped in `_checkPublishPromiseBeforeSend`) and Meteor 3.5's (`counted`: COUNTED_SEND_BODY).
+ */
 function inspectSend(send) {
   if (typeof send !== 'function') return { ok: false, reason: 'Session#send is not a function' };
   const source = Function.prototype.toString.call(send);
-  if (!SEND_WRITES_STRINGIFIED.test(source)) return { ok: false, reason: 'Session#send no longer calls socket.send(DDPCommon.stringifyDDP(msg))' };
+  if (normalizedBody(source) === COUNTED_SEND_BODY) return { ok: true, waitsForPublish: false, counted: true, reason: null };
+  if (!SEND_WRITES_STRINGIFIED.test(source)) return { ok: false, reason: 'Session#send is neither Meteor 3.0\'s socket.send(DDPCommon.stringifyDDP(msg)) nor Meteor 3.5\'s counted, queueing send' };
   if (SEND_BUFFERS.test(source)) return { ok: false, reason: 'Session#send buffers or batches messages' };
-  return { ok: true, waitsForPublish: SEND_WAITS_FOR_PUBLISH.test(source), reason: null };
+  return { ok: true, waitsForPublish: SEND_WAITS_FOR_PUBLISH.test(source), counted: false, reason: null };
 }
 
 /**
@@ -288,7 +347,7 @@ function stringifyPlainDDP(msg) {
 function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true, batchWrites = process.env.MESHPULSE_BATCH_WRITES !== 'off', preFramed = process.env.MESHPULSE_PREFRAMED !== 'off', sharedDeflate = null, defer = process.nextTick, plainDDP = process.env.MESHPULSE_PLAIN_DDP !== 'off' }) {
   // The installed shared deflate (useSharedDeflate): deflated sessions' frames are built with it.
   let deflater = sharedDeflate;
-  const counters = { sharedSends: 0, serializations: 0, standardSends: 0, fallbackRelays: 0, sharedRelays: 0, corkedSockets: 0, batchedWrites: 0, framedWrites: 0, framesBuilt: 0, batches: 0, batchFramedWrites: 0, plainSerializations: 0 };
+  const counters = { sharedSends: 0, serializations: 0, standardSends: 0, fallbackRelays: 0, sharedRelays: 0, corkedSockets: 0, batchedWrites: 0, framedWrites: 0, framesBuilt: 0, batches: 0, batchFramedWrites: 0, plainSerializations: 0, queuedSends: 0 };
   // Sessions not written pre-framed, by reason (a negotiated deflate, long-polling, ...).
   const framedFallbacks = {};
   let fallbackReason = enabled ? null : 'disabled (MESHPULSE_SHARED_SEND=off)';
@@ -321,7 +380,9 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
   // changes, one websocket frame each: corking the session's TCP socket until the tick's
   // synchronous fan-out is over turns those writes into one writev (one syscall per session per
   // tick instead of one per message). Order is kept: corked writes leave in write order.
-  const tcpSockets = new WeakMap(); // session -> net.Socket | null
+  // Keyed by the session's socket, not the session: on Meteor 3.5 a session that resumes after a
+  // reconnection gets a new socket, and nothing may still write to the old one.
+  const tcpSockets = new WeakMap(); // session.socket -> net.Socket | null
   let corked = [];
   const uncorkAll = () => {
     const sockets = corked;
@@ -331,10 +392,10 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
     }
   };
   function corkFor(session) {
-    let socket = tcpSockets.get(session);
+    let socket = tcpSockets.get(session.socket);
     if (socket === undefined) {
       socket = tcpSocketOf(session);
-      tcpSockets.set(session, socket);
+      tcpSockets.set(session.socket, socket);
     }
     if (!socket || socket.writableCorked > 0 || socket.destroyed) return;
     socket.cork();
@@ -343,13 +404,13 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
     corked.push(socket);
   }
 
-  const frameRoutes = new WeakMap(); // session -> frameRouteOf(session)
+  const frameRoutes = new WeakMap(); // session.socket -> frameRouteOf(session)
   function frameRouteFor(session) {
-    let route = frameRoutes.get(session);
+    let route = frameRoutes.get(session.socket);
     if (route === undefined) {
       route = frameRouteOf(session, deflater);
       if (route.reason) framedFallbacks[route.reason] = (framedFallbacks[route.reason] || 0) + 1;
-      frameRoutes.set(session, route);
+      frameRoutes.set(session.socket, route);
     }
     return route;
   }
@@ -393,8 +454,29 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
     return !route.reason && canWriteFramed(route) ? route : null;
   }
 
-  function write(session, waitsForPublish, memo) {
-    if (waitsForPublish) {
+  /**
+   * Meteor 3.5's Session#send (COUNTED_SEND_BODY) before a write: while the session waits out
+   * its grace period it queues the message object itself (stringified when the queue is
+   * flushed, or dropped with the session when the queue overflows), so session.send does that;
+   * otherwise a written message is counted. Returns whether to write now.
+   */
+  function countedSend(session, memos) {
+    if (session.messageQueue) {
+      for (const memo of memos) {
+        if (!memo) continue;
+        session.send(memo.msg);
+        counters.queuedSends++;
+      }
+      return false;
+    }
+    if (!session.socket) return false;
+    for (const memo of memos) if (memo) session.sentCount++;
+    return true;
+  }
+
+  function write(session, shape, memo) {
+    if (shape.counted && !countedSend(session, [memo])) return;
+    if (shape.waitsForPublish) {
       session._checkPublishPromiseBeforeSend(() => { if (session.socket) session.socket.send(memo.text); });
     } else if (session.socket) {
       if (batchWrites) {
@@ -412,11 +494,12 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
   }
 
   /** A batch's messages, in order: one TCP write for a pre-framed session, else one send each. */
-  function writeBatch(session, waitsForPublish, batch) {
-    if (waitsForPublish || !session.socket) {
-      for (const memo of batch.memos) if (memo) write(session, waitsForPublish, memo);
+  function writeBatch(session, shape, batch) {
+    if (shape.waitsForPublish || !session.socket || (shape.counted && session.messageQueue)) {
+      for (const memo of batch.memos) if (memo) write(session, shape, memo);
       return;
     }
+    if (shape.counted) countedSend(session, batch.memos);
     if (batchWrites) {
       corkFor(session);
       counters.batchedWrites += batch.count;
@@ -450,7 +533,7 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
     }
     counters.sharedRelays++;
     const session = publication._session;
-    const { waitsForPublish } = sendShapes.get(session.send);
+    const shape = sendShapes.get(session.send);
     const accounting = Boolean(server.getPublicationStrategy(collection).doAccountingForCollection);
     // As Subscription#added/removed: remember the ids sent, so stopping the subscription removes them.
     const account = (msgType, id) => {
@@ -477,7 +560,8 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
       let text = plainDDP ? stringifyPlainDDP(msg) : null;
       if (text === null) text = stringifyDDP(msg);
       else counters.plainSerializations++;
-      return { text, frames: new Map() };
+      // `msg` is kept for Meteor 3.5's queue (countedSend); shared messages are never mutated.
+      return { text, frames: new Map(), msg };
     };
 
     const publicSend = (msgType, rawId, fields) => {
@@ -504,7 +588,7 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
         shared.set(key, memo);
       }
       counters.sharedSends++;
-      write(session, waitsForPublish, memo);
+      write(session, shape, memo);
     };
 
     // A batch ({ method, id, fields } in order, the same array for every sink of a group) is
@@ -535,7 +619,7 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
       }
       counters.sharedSends += memo.count;
       counters.batches++;
-      writeBatch(session, waitsForPublish, memo);
+      writeBatch(session, shape, memo);
     };
     return {
       shared: true,
@@ -560,17 +644,26 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
 }
 
 /**
- * Give Meteor's permessage-deflate extension the shared compressor. Returns { installed, reason }.
- * Call before the first connection: sessions read the option when they are created.
+ * The configured permessage-deflate extension behind one DDP socket: every websocket's driver
+ * holds the extension objects faye-websocket was given (one per server: ddp-server memoizes
+ * its websocketExtensions()), registered by name even when this client did not negotiate it.
+ * null when the socket is not a websocket (SockJS long-polling: ask the next one), or a string
+ * saying why there is none to find.
  */
-function installSharedDeflate(server, sharedDeflate) {
-  const streamServer = server && server.stream_server;
-  const sockjsOptions = streamServer && streamServer.server && streamServer.server.options;
-  if (!sockjsOptions) return { installed: false, reason: 'Meteor.server.stream_server.server.options is missing (not SockJS)' };
-  const fayeOptions = sockjsOptions.faye_server_options;
-  if (!fayeOptions || !Array.isArray(fayeOptions.extensions)) return { installed: false, reason: 'no websocket extensions (compression off, or websockets disabled)' };
-  const deflate = fayeOptions.extensions.find((extension) => extension && extension.name === 'permessage-deflate');
-  if (!deflate) return { installed: false, reason: 'no permessage-deflate extension (compression off)' };
+function deflateExtensionOf(socket) {
+  const sockjsSession = socket && socket._session;
+  if (!sockjsSession || typeof sockjsSession !== 'object') return 'the DDP socket is not a SockJS connection (another DDP transport)';
+  const ws = sockjsSession.ws || (sockjsSession.recv && sockjsSession.recv.ws);
+  if (!ws) return null;
+  const extensions = ws._driver && ws._driver._extensions;
+  if (!extensions || !extensions._byName || typeof extensions._byName !== 'object') return 'websocket-extensions not found at ws._driver._extensions';
+  const deflate = extensions._byName['permessage-deflate'];
+  if (!deflate) return 'no permessage-deflate extension (compression off)';
+  return deflate;
+}
+
+/** Hand `deflate` (a configured permessage-deflate) the shared zlib: { installed, reason }. */
+function installIntoExtension(deflate, sharedDeflate) {
   const options = deflate._options;
   if (!options || typeof options !== 'object' || typeof deflate.createServerSession !== 'function') {
     return { installed: false, reason: 'permessage-deflate has no _options object or createServerSession' };
@@ -581,4 +674,46 @@ function installSharedDeflate(server, sharedDeflate) {
   return { installed: true, reason: null };
 }
 
-module.exports = { createSharedSender, stringifyPlainDDP, isPlainJson, inspectSend, installSharedDeflate, tcpSocketOf, textFrame, frameRouteOf };
+/**
+ * Give Meteor's permessage-deflate extension the shared compressor.
+ *
+ * Meteor 3.0 to 3.4 keep their SockJS server at `Meteor.server.stream_server.server`, whose
+ * options hold the extension: installed at once (call before the first connection: sessions
+ * read the option when they are created), { installed, reason }.
+ *
+ * Meteor 3.5 (pluggable DDP transports, packages/ddp-server/transports/sockjs.js) keeps no
+ * handle on it, so the extension is found through the first websocket connection instead
+ * (deflateExtensionOf), by a StreamServer.register callback: the answer is then { installed:
+ * false, pending: true, reason } and `onLateResult` gets the outcome once a websocket has
+ * connected. Sessions created before that, the first connection's, keep the package's own
+ * zlib; shared-send writes them the standard way (stats().framedFallbacks says so).
+ * `firstConnection: true` takes that path on an older Meteor too (to check it where 3.5 is not
+ * at hand: tests/e2e). Under another DDP transport (DDP_TRANSPORT=uws) nothing is installed.
+ */
+function installSharedDeflate(server, sharedDeflate, { onLateResult = null, firstConnection = false, transport = process.env.DDP_TRANSPORT } = {}) {
+  const streamServer = server && server.stream_server;
+  if (transport && transport !== 'sockjs') return { installed: false, reason: `DDP transport ${transport}: only SockJS websockets use permessage-deflate sessions the shared deflate can drive` };
+  const sockjsOptions = !firstConnection && streamServer && streamServer.server && streamServer.server.options;
+  if (sockjsOptions) {
+    const fayeOptions = sockjsOptions.faye_server_options;
+    if (!fayeOptions || !Array.isArray(fayeOptions.extensions)) return { installed: false, reason: 'no websocket extensions (compression off, or websockets disabled)' };
+    const deflate = fayeOptions.extensions.find((extension) => extension && extension.name === 'permessage-deflate');
+    if (!deflate) return { installed: false, reason: 'no permessage-deflate extension (compression off)' };
+    return installIntoExtension(deflate, sharedDeflate);
+  }
+  if (!streamServer || typeof streamServer.register !== 'function' || typeof onLateResult !== 'function') {
+    return { installed: false, reason: 'Meteor.server.stream_server.server.options is missing and no websocket connection can be watched (not SockJS)' };
+  }
+  let decided = false;
+  streamServer.register((socket) => {
+    if (decided) return;
+    const found = deflateExtensionOf(socket);
+    if (found === null) return; // long-polling: the next connection may be a websocket
+    decided = true;
+    const result = typeof found === 'string' ? { installed: false, reason: found } : installIntoExtension(found, sharedDeflate);
+    onLateResult({ ...result, via: 'first websocket connection' });
+  });
+  return { installed: false, pending: true, reason: 'waiting for the first websocket connection (this Meteor keeps no handle on its SockJS server)' };
+}
+
+module.exports = { createSharedSender, stringifyPlainDDP, isPlainJson, inspectSend, installSharedDeflate, deflateExtensionOf, tcpSocketOf, textFrame, frameRouteOf };

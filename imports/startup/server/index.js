@@ -152,10 +152,19 @@ Meteor.startup(async () => {
   if (settings.publish.sharedDeflate !== false) {
     const threshold = settings.publish.deflateThresholdBytes;
     sharedDeflate = createSharedDeflate(threshold === undefined || threshold === null ? {} : { thresholdBytes: Number(threshold) });
-    sharedDeflateInstall = installSharedDeflate(Meteor.server, sharedDeflate);
-    if (!sharedDeflateInstall.installed) log.info(`shared deflate not installed: ${sharedDeflateInstall.reason}`);
     // Deflated sessions then get shared pre-built frames too (imports/api/ddp/shared-send.js).
-    else sharedSender.useSharedDeflate(sharedDeflate);
+    const installed = (result) => {
+      sharedDeflateInstall = result;
+      if (result.installed) sharedSender.useSharedDeflate(sharedDeflate);
+      else if (!result.pending) log.info(`shared deflate not installed: ${result.reason}`);
+    };
+    // Meteor 3.5 keeps no handle on its SockJS server: the install then waits for the first
+    // websocket connection (onLateResult). MESHPULSE_SHARED_DEFLATE_INSTALL=first-connection takes
+    // that path on an older Meteor too (tests/e2e/ddp.test.js checks it on the Meteor at hand).
+    installed(installSharedDeflate(Meteor.server, sharedDeflate, {
+      firstConnection: process.env.MESHPULSE_SHARED_DEFLATE_INSTALL === 'first-connection',
+      onLateResult: installed,
+    }));
   }
 
   /** GET /api/health and the `perf` publication: imports/core/health.js, redacted. */
