@@ -1,0 +1,164 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * What makes the large mesh's reports cost more than the default mesh's: the size of the mesh,
+ * or the shape of its reports? Issue 8 asks for large-mesh ingest >= 0.6x the default mesh's
+ * (bench:core's rounds: 0.38-0.45). The large profile differs from the default in two ways at
+ * once: the mesh (5,200 nodes against 176, 64 observers against 8, colliding 1-byte prefixes,
+ * every view's state many times larger) and its reports (flood paths of ~5 hops against ~2.7,
+ * ~7 observers per transmission against ~2). This study takes them apart, with the large
+ * world and its traffic mix unchanged and only the report shape brought to the default's:
+ *
+ *   default              the default profile
+ *   large                the large profile
+ *   large-short-paths    large, flood hop limit `--short-hops` (default 4: mean hops near the
+ *                        default mesh's); nothing else changed
+ *   large-few-observers  large, observers per transmission as the default profile's (1-4)
+ *   large-default-shape  both: the large mesh sending reports shaped like the default's
+ *
+ * Each variant ingests `--reports` simulated reports (default 300,000) into a fresh engine with
+ * every view, in a process of its own, `--rounds` times (default 3), the order rotating each
+ * round; rates are per CPU-second of that process, as bench:core's rounds. Figures per variant:
+ * hops per report, observations per transmission, nodes known at the end, and the median
+ * (min-max) ingest rate, its ratio to the default mesh's in the same round, and per report + hop.
+ *
+ *   node --max-old-space-size=8192 benchmarks/mesh-factors.js [--reports=300000] [--rounds=3]
+ *        [--short-hops=4] [--variants=default,large,...] [--out=file.json]
+ *
+ * Writes benchmarks/results/latest/mesh-factors.json (not tracked; `npm run bench:publish --
+ * mesh-factors` to commit it), or `--out`. A study of causes beside bench:core, which keeps the issue's
+ * figures; its variants are not profiles an operator would choose.
+ */
+const os = require('os');
+const { spawnSync } = require('child_process');
+const { writeResult } = require('./lib/results');
+const { median } = require('./lib/report');
+
+const arg = (name, fallback) => {
+  const found = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return found ? found.slice(name.length + 3) : fallback;
+};
+
+// The default profile's observers per transmission (imports/core/simulate/profiles.js DEFAULTS).
+const DEFAULT_OBSERVERS_PER_TRANSMISSION = { 1: 30, 2: 30, 3: 25, 4: 15 };
+
+/** Simulator options of each variant, from the short-path hop limit. */
+function variantOptions(shortHops) {
+  return {
+    default: { profile: 'default' },
+    large: { profile: 'large' },
+    'large-short-paths': { profile: 'large', maxFloodHops: shortHops },
+    'large-few-observers': { profile: 'large', observersPerTransmission: DEFAULT_OBSERVERS_PER_TRANSMISSION },
+    'large-default-shape': { profile: 'large', maxFloodHops: shortHops, observersPerTransmission: DEFAULT_OBSERVERS_PER_TRANSMISSION },
+  };
+}
+
+const round = (value, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/** Child: one variant, one fresh engine; prints one JSON line. */
+function runVariant(name, optionsJson, count) {
+  const { createSimulator } = require('../imports/core/simulate');
+  const { parseObserverMessage } = require('../imports/core/observer-message');
+  const { createEngine } = require('../imports/core/engine');
+  const sim = createSimulator({ seed: 2026, ...JSON.parse(optionsJson) });
+  const reports = [];
+  let hops = 0;
+  for (const message of sim.messages(count)) {
+    const { report, error } = parseObserverMessage(message.topic, JSON.stringify(message.payload), Date.parse(message.payload.timestamp));
+    if (error) throw new Error(`simulator report refused: ${error.message}`);
+    reports.push(report);
+  }
+  const engine = createEngine({ channels: sim.channels.map((c) => ({ name: c.name, key: c.key })), store: { memoryBudgetBytes: 64 * 1024 ** 3 } });
+  if (global.gc) global.gc();
+  const started = process.cpuUsage();
+  for (const report of reports) engine.ingest(report);
+  const used = process.cpuUsage(started);
+  const cpuSeconds = (used.user + used.system) / 1e6;
+  const store = engine.store;
+  store.fifo.forEachOldest((tx) => {
+    for (const observation of tx.observations) hops += observation.path.length;
+  });
+  console.log(JSON.stringify({
+    variant: name,
+    reports: count,
+    ingest_per_s: Math.round(count / cpuSeconds),
+    hops_per_report: round(hops / store.observationCount, 2),
+    observations_per_transmission: round(store.observationCount / store.size, 2),
+    transmissions: store.size,
+    nodes_known: store.nodes.size,
+    observers_known: store.directory.observers.size,
+  }));
+}
+
+function main() {
+  const count = Number(arg('reports', '300000'));
+  const rounds = Number(arg('rounds', '3'));
+  const shortHops = Number(arg('short-hops', '4'));
+  const all = variantOptions(shortHops);
+  const names = arg('variants', Object.keys(all).join(',')).split(',');
+  for (const name of names) if (!all[name]) throw new Error(`--variants: unknown "${name}"; known: ${Object.keys(all).join(', ')}`);
+  if (!names.includes('default')) throw new Error('--variants must include default (every ratio is to it)');
+  if (!(Number.isInteger(count) && count >= 10000)) throw new Error('--reports must be an integer of at least 10000');
+  if (!(Number.isInteger(rounds) && rounds >= 1)) throw new Error('--rounds must be a positive integer');
+  const started = Date.now();
+  const perRound = [];
+  for (let r = 0; r < rounds; r++) {
+    // Rotate the order so that no variant always runs first (or last) on a machine that drifts.
+    const order = names.map((_, i) => names[(i + r) % names.length]);
+    const entry = { round: r + 1, order, variants: {} };
+    for (const name of order) {
+      const child = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', __filename, '--child', name, JSON.stringify(all[name]), String(count)], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+      if (child.status !== 0) throw new Error(`${name} (round ${r + 1}) failed: ${child.stderr || child.error}`);
+      entry.variants[name] = JSON.parse(child.stdout.trim().split('\n').pop());
+    }
+    const base = entry.variants.default;
+    for (const name of names) {
+      const v = entry.variants[name];
+      v.to_default = round(v.ingest_per_s / base.ingest_per_s);
+      // (reports x (1 + hops)) per CPU-second against the default's: 1 = a hop costs the same.
+      v.to_default_per_report_and_hop = round((v.ingest_per_s * (1 + v.hops_per_report)) / (base.ingest_per_s * (1 + base.hops_per_report)));
+    }
+    console.log(`round ${r + 1}: ${order.map((name) => `${name} ${entry.variants[name].ingest_per_s}/s (${entry.variants[name].to_default})`).join(', ')}`);
+    perRound.push(entry);
+  }
+  const spread = (values) => ({ median: round(median(values)), min: round(Math.min(...values)), max: round(Math.max(...values)) });
+  const summary = {};
+  for (const name of names) {
+    const runs = perRound.map((entry) => entry.variants[name]);
+    summary[name] = {
+      options: all[name],
+      hops_per_report: runs[0].hops_per_report,
+      observations_per_transmission: runs[0].observations_per_transmission,
+      nodes_known: runs[0].nodes_known,
+      observers_known: runs[0].observers_known,
+      ingest_per_s: spread(runs.map((v) => v.ingest_per_s)),
+      to_default: spread(runs.map((v) => v.to_default)),
+      to_default_per_report_and_hop: spread(runs.map((v) => v.to_default_per_report_and_hop)),
+    };
+  }
+  const result = {
+    benchmark: 'mesh-factors',
+    date: new Date().toISOString(),
+    command: `node --max-old-space-size=8192 benchmarks/mesh-factors.js --reports=${count} --rounds=${rounds} --short-hops=${shortHops}`,
+    machine: { cpus: os.cpus().length, model: os.cpus()[0] ? os.cpus()[0].model : null, memory_gib: Math.round(os.totalmem() / 1024 ** 3), node: process.version },
+    method: 'each variant in a fresh process per round, order rotating; every view on; rates per CPU-second of that process',
+    reports_per_variant: count,
+    rounds,
+    summary,
+    rounds_detail: perRound,
+    load_average_end: os.loadavg().map((l) => round(l, 2)),
+    duration_s: Math.round((Date.now() - started) / 1000),
+  };
+  const out = arg('out', null);
+  if (out === null) writeResult('mesh-factors', result);
+  else require('fs').writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+  for (const name of names) {
+    const s = summary[name];
+    console.log(`${name}: ${s.hops_per_report} hops/report, ${s.observations_per_transmission} observations/transmission, ${s.nodes_known} nodes; ingest ${s.ingest_per_s.median}/s; to default ${s.to_default.median} (${s.to_default.min}-${s.to_default.max}); per report + hop ${s.to_default_per_report_and_hop.median}`);
+  }
+}
+
+if (process.argv[2] === '--child') runVariant(process.argv[3], process.argv[4], Number(process.argv[5]));
+else main();
+
+module.exports = { variantOptions };

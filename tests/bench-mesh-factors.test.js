@@ -1,0 +1,42 @@
+'use strict';
+/**
+ * benchmarks/mesh-factors.js: each variant in a process of its own, ratios to the default mesh,
+ * and the study's premise, that `large-default-shape` sends reports shaped like the default
+ * mesh's (path length, observers per transmission) from the large world. Rates are never
+ * asserted (this machine is noisy).
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { execFileSync } = require('child_process');
+
+test('mesh factors: the large world with the default mesh\'s report shape, beside both meshes', { timeout: 180000 }, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshpulse-mesh-factors-'));
+  try {
+    const out = path.join(dir, 'mesh-factors.json');
+    execFileSync(process.execPath, [path.join(__dirname, '..', 'benchmarks', 'mesh-factors.js'), '--reports=20000', '--rounds=1', '--variants=default,large,large-default-shape', `--out=${out}`], { encoding: 'utf8' });
+    const result = JSON.parse(fs.readFileSync(out, 'utf8'));
+    const { summary } = result;
+    assert.deepEqual(Object.keys(summary), ['default', 'large', 'large-default-shape']);
+    assert.equal(summary.default.to_default.median, 1);
+    for (const variant of Object.values(summary)) assert.ok(variant.ingest_per_s.median > 0 && Number.isFinite(variant.to_default.median));
+    // The large world: its 64 observers (8 on the default mesh), more nodes heard from already.
+    assert.ok(summary['large-default-shape'].observers_known > 4 * summary.default.observers_known, JSON.stringify(summary));
+    assert.ok(summary['large-default-shape'].nodes_known > summary.default.nodes_known, JSON.stringify(summary));
+    // The large profile's own reports: longer paths, many more observers per transmission.
+    assert.ok(summary.large.hops_per_report > summary.default.hops_per_report + 1.5, JSON.stringify(summary));
+    assert.ok(summary.large.observations_per_transmission > 2 * summary.default.observations_per_transmission, JSON.stringify(summary));
+    // The default shape from the large world: within half a hop and half an observer of the default's.
+    const shaped = summary['large-default-shape'];
+    assert.ok(Math.abs(shaped.hops_per_report - summary.default.hops_per_report) < 0.5, JSON.stringify(summary));
+    assert.ok(Math.abs(shaped.observations_per_transmission - summary.default.observations_per_transmission) < 0.5, JSON.stringify(summary));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('mesh factors refuses a study without the default mesh', () => {
+  assert.throws(() => execFileSync(process.execPath, [path.join(__dirname, '..', 'benchmarks', 'mesh-factors.js'), '--variants=large'], { encoding: 'utf8', stdio: 'pipe' }), /must include default/);
+});
