@@ -25,9 +25,13 @@ const { spawn, spawnSync } = require('child_process');
 const { websocketCompressionEnv, DEFAULT_PRESET, parseRelease, SHARED_DEFLATE_COMPRESSION } = require('../imports/core/compression');
 
 const ROOT = path.resolve(__dirname, '..');
-// `ws` is Meteor's own websocket server (DDP_TRANSPORT left unset); `uws` is µWebSockets.js,
-// which Meteor 3.5 added as DDP_TRANSPORT=uws. Older Meteor never reads the variable.
-const TRANSPORTS = ['ws', 'uws'];
+// `ws` is Meteor's own websocket server (DDP_TRANSPORT left unset; Meteor 3.5 names it `sockjs`,
+// accepted here too); `uws` is µWebSockets.js, which Meteor 3.5 added as DDP_TRANSPORT=uws.
+// Older Meteor never reads the variable.
+const TRANSPORTS = ['ws', 'sockjs', 'uws'];
+// The names Meteor 3.5 accepts in DDP_TRANSPORT (packages/ddp-server/transports/index.js): any
+// other value stops it at start-up with "Unknown DDP transport".
+const METEOR_TRANSPORT_NAMES = ['sockjs', 'uws'];
 const TRANSPORT_SINCE = [3, 5, 0];
 // How long Meteor gets to stop after the signal is passed on, before its group is killed.
 const STOP_GRACE_MS = 10000;
@@ -132,7 +136,10 @@ function buildEnv(options, meteorVersion, baseEnv = process.env, settings = null
   const readsTransport = version ? atLeast(version, TRANSPORT_SINCE) : true; // unknown: assume current Meteor
   const release = version ? version.join('.') : 'this Meteor';
   if (options.transport === 'uws') env.DDP_TRANSPORT = 'uws';
-  else if (options.transport === 'ws') delete env.DDP_TRANSPORT;
+  else if (options.transport === 'ws' || options.transport === 'sockjs') delete env.DDP_TRANSPORT;
+  if (env.DDP_TRANSPORT && readsTransport && !METEOR_TRANSPORT_NAMES.includes(env.DDP_TRANSPORT)) {
+    throw new UsageError(`DDP_TRANSPORT=${env.DDP_TRANSPORT} in the environment: Meteor ${release} knows ${METEOR_TRANSPORT_NAMES.join(' and ')} only and would stop at start-up; unset it, or pass --transport ws|uws`);
+  }
   if (env.DDP_TRANSPORT) {
     const from = options.transport ? '' : ' from the environment';
     notes.push(readsTransport

@@ -30,7 +30,7 @@ test('parseArgs: defaults, flags in both spellings, the rest passed to meteor ru
 });
 
 test('parseArgs: a bad transport or a missing value is a usage error naming it', () => {
-  assert.throws(() => parseArgs(['--transport', 'sockjs'], {}), (err) => err instanceof UsageError && /unknown transport "sockjs".*ws, uws/.test(err.message));
+  assert.throws(() => parseArgs(['--transport', 'faye'], {}), (err) => err instanceof UsageError && /unknown transport "faye".*ws, sockjs, uws/.test(err.message));
   assert.throws(() => parseArgs(['--transport'], {}), /--transport needs a value/);
   assert.throws(() => parseArgs(['--port', '--production'], {}), /--port needs a value/);
 });
@@ -100,6 +100,15 @@ test('buildEnv: --transport sets DDP_TRANSPORT for Meteor 3.5+ and says when old
   const inherited = buildEnv(parseArgs([], {}), 'Meteor 3.5.2', { DDP_TRANSPORT: 'uws' });
   assert.equal(inherited.env.DDP_TRANSPORT, 'uws');
   assert.ok(inherited.notes.includes('DDP transport: uws (DDP_TRANSPORT=uws from the environment)'));
+
+  // Meteor 3.5's own name for its default transport.
+  const sockjs = buildEnv(parseArgs(['--transport', 'sockjs'], {}), 'Meteor 3.5.2', { DDP_TRANSPORT: 'uws' });
+  assert.equal('DDP_TRANSPORT' in sockjs.env, false);
+  // A value Meteor 3.5 rejects ("Unknown DDP transport") is refused before Meteor starts; older
+  // Meteor never reads it, and --transport replaces it.
+  assert.throws(() => buildEnv(parseArgs([], {}), 'Meteor 3.5.2', { DDP_TRANSPORT: 'ws' }), (err) => err instanceof UsageError && /DDP_TRANSPORT=ws in the environment: Meteor 3\.5\.2 knows sockjs and uws only/.test(err.message));
+  assert.ok(buildEnv(parseArgs([], {}), 'Meteor 3.0.4', { DDP_TRANSPORT: 'ws' }).notes.some((line) => /ignores DDP_TRANSPORT=ws/.test(line)));
+  assert.equal('DDP_TRANSPORT' in buildEnv(parseArgs(['--transport', 'ws'], {}), 'Meteor 3.5.2', { DDP_TRANSPORT: 'ws' }).env, false);
 });
 
 test('mongoPlan: MONGO_URL first (password hidden), else Meteor\'s own mongod, else one line saying to set MONGO_URL', () => {
