@@ -282,7 +282,8 @@ async function runDashboard(study) {
   };
 }
 
-runStudy(DASHBOARD ? 'fanout-dashboard' : 'fanout', async (study) => {
+// Each dashboard keeps its own result file (the home one was written over the study one).
+runStudy(DASHBOARD === 'home' ? 'fanout-dashboard-home' : DASHBOARD ? 'fanout-dashboard' : 'fanout', async (study) => {
   if (DASHBOARD) return runDashboard(study);
   const views = flag('views', 'stats').split(',').map((v) => v.trim()).filter(Boolean);
   const subscriptions = views.map((name) => ({ name: `view.${name}`, params: {} }));
