@@ -160,7 +160,7 @@ Meteor.startup(async () => {
     };
     // Meteor 3.5 keeps no handle on its SockJS server: the install then waits for the first
     // websocket connection (onLateResult). MESHPULSE_SHARED_DEFLATE_INSTALL=first-connection takes
-    // that path on an older Meteor too (tests/e2e/ddp.test.js checks it on the Meteor at hand).
+    // that path on an older Meteor too (tests/e2e/preframed.test.js checks it on the Meteor at hand).
     installed(installSharedDeflate(Meteor.server, sharedDeflate, {
       firstConnection: process.env.MESHPULSE_SHARED_DEFLATE_INSTALL === 'first-connection',
       onLateResult: installed,
