@@ -33,6 +33,7 @@ const os = require('os');
 const path = require('path');
 const { createSimulator } = require('../imports/core/simulate');
 const { parseObserverMessage } = require('../imports/core/observer-message');
+const { simulatedReports } = require('./lib/simulated-reports');
 const { decodePacket, signatureChecks } = require('../imports/core/decode');
 const { MeshCorePacketDecoder } = require('@michaelhart/meshcore-decoder');
 const { createEngine } = require('../imports/core/engine');
@@ -102,15 +103,7 @@ function arrayBuffersUsed() {
 }
 
 function generateReports(count, seed, profile = 'default') {
-  const sim = createSimulator({ seed, profile });
-  const reports = [];
-  for (const message of sim.messages(count)) {
-    const time = Date.parse(message.payload.timestamp);
-    const { report, error } = parseObserverMessage(message.topic, JSON.stringify(message.payload), time);
-    if (error) throw new Error(error.message);
-    reports.push(report);
-  }
-  return { reports, channels: sim.channels.map((c) => ({ name: c.name, key: c.key })) };
+  return simulatedReports({ seed, profile }, count);
 }
 
 /** Representative params for each view, chosen from the data (a busy node, a busy channel...). */

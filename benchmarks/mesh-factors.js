@@ -57,24 +57,17 @@ const round = (value, digits = 3) => Math.round(value * 10 ** digits) / 10 ** di
 
 /** Child: one variant, one fresh engine; prints one JSON line. */
 function runVariant(name, optionsJson, count) {
-  const { createSimulator } = require('../imports/core/simulate');
-  const { parseObserverMessage } = require('../imports/core/observer-message');
   const { createEngine } = require('../imports/core/engine');
-  const sim = createSimulator({ seed: 2026, ...JSON.parse(optionsJson) });
-  const reports = [];
-  let hops = 0;
-  for (const message of sim.messages(count)) {
-    const { report, error } = parseObserverMessage(message.topic, JSON.stringify(message.payload), Date.parse(message.payload.timestamp));
-    if (error) throw new Error(`simulator report refused: ${error.message}`);
-    reports.push(report);
-  }
-  const engine = createEngine({ channels: sim.channels.map((c) => ({ name: c.name, key: c.key })), store: { memoryBudgetBytes: 64 * 1024 ** 3 } });
+  const { simulatedReports } = require('./lib/simulated-reports');
+  const { reports, channels } = simulatedReports({ seed: 2026, ...JSON.parse(optionsJson) }, count);
+  const engine = createEngine({ channels, store: { memoryBudgetBytes: 64 * 1024 ** 3 } });
   if (global.gc) global.gc();
   const started = process.cpuUsage();
   for (const report of reports) engine.ingest(report);
   const used = process.cpuUsage(started);
   const cpuSeconds = (used.user + used.system) / 1e6;
   const store = engine.store;
+  let hops = 0;
   store.fifo.forEachOldest((tx) => {
     for (const observation of tx.observations) hops += observation.path.length;
   });

@@ -18,7 +18,7 @@
  *   - `session.send(msg)` is `socket.send(DDPCommon.stringifyDDP(msg))` (optionally wrapped in
  *     `_checkPublishPromiseBeforeSend`), with no message buffering or batching; or exactly
  *     Meteor 3.5's send (COUNTED_SEND_BODY: a queue while the session is away, a count of the
- *     messages sent), which a shared write reproduces (countedSend).
+ *     messages sent), which a shared write reproduces (see write).
  * Batching (optional, never needed for correctness): a session's TCP socket, at
  * `session.socket._session.recv.connection` (SockJS), is corked for the rest of the current
  * turn on the first shared write, so a tick's messages to that session leave in one writev;
@@ -455,27 +455,20 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
   }
 
   /**
-   * Meteor 3.5's Session#send (COUNTED_SEND_BODY) before a write: while the session waits out
-   * its grace period it queues the message object itself (stringified when the queue is
-   * flushed, or dropped with the session when the queue overflows), so session.send does that;
-   * otherwise a written message is counted. Returns whether to write now.
+   * As Meteor 3.5's Session#send (COUNTED_SEND_BODY): while the session waits out its grace
+   * period the message object itself is queued (stringified when the queue is flushed, or
+   * dropped with the session when it overflows), so session.send does that; a message written
+   * is counted.
    */
-  function countedSend(session, memos) {
-    if (session.messageQueue) {
-      for (const memo of memos) {
-        if (!memo) continue;
+  function write(session, shape, memo) {
+    if (shape.counted) {
+      if (session.messageQueue) {
         session.send(memo.msg);
         counters.queuedSends++;
+        return;
       }
-      return false;
+      if (session.socket) session.sentCount++;
     }
-    if (!session.socket) return false;
-    for (const memo of memos) if (memo) session.sentCount++;
-    return true;
-  }
-
-  function write(session, shape, memo) {
-    if (shape.counted && !countedSend(session, [memo])) return;
     if (shape.waitsForPublish) {
       session._checkPublishPromiseBeforeSend(() => { if (session.socket) session.socket.send(memo.text); });
     } else if (session.socket) {
@@ -499,7 +492,7 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
       for (const memo of batch.memos) if (memo) write(session, shape, memo);
       return;
     }
-    if (shape.counted) countedSend(session, batch.memos);
+    if (shape.counted) session.sentCount += batch.count;
     if (batchWrites) {
       corkFor(session);
       counters.batchedWrites += batch.count;
@@ -560,7 +553,7 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
       let text = plainDDP ? stringifyPlainDDP(msg) : null;
       if (text === null) text = stringifyDDP(msg);
       else counters.plainSerializations++;
-      // `msg` is kept for Meteor 3.5's queue (countedSend); shared messages are never mutated.
+      // `msg` is kept for Meteor 3.5's queue (see write); shared messages are never mutated.
       return { text, frames: new Map(), msg };
     };
 
