@@ -11,15 +11,16 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { execFileSync } = require('child_process');
+const { REAL_CAPTURE_PATH } = require('../benchmarks/lib/hop-lengths');
 
 test('mesh factors: the large world with the default mesh\'s report shape, beside both meshes', { timeout: 180000 }, () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshpulse-mesh-factors-'));
   try {
     const out = path.join(dir, 'mesh-factors.json');
-    execFileSync(process.execPath, [path.join(__dirname, '..', 'benchmarks', 'mesh-factors.js'), '--reports=20000', '--rounds=1', '--variants=default,large,large-default-shape', `--out=${out}`], { encoding: 'utf8' });
+    execFileSync(process.execPath, [path.join(__dirname, '..', 'benchmarks', 'mesh-factors.js'), '--reports=20000', '--rounds=1', '--variants=default,large,large-default-shape,large-hop-loss', `--out=${out}`], { encoding: 'utf8' });
     const result = JSON.parse(fs.readFileSync(out, 'utf8'));
     const { summary } = result;
-    assert.deepEqual(Object.keys(summary), ['default', 'large', 'large-default-shape']);
+    assert.deepEqual(Object.keys(summary), ['default', 'large', 'large-default-shape', 'large-hop-loss']);
     assert.equal(summary.default.to_default.median, 1);
     for (const variant of Object.values(summary)) assert.ok(variant.ingest_per_s.median > 0 && Number.isFinite(variant.to_default.median));
     // The large world: its 64 observers (8 on the default mesh), more nodes heard from already.
@@ -32,6 +33,23 @@ test('mesh factors: the large world with the default mesh\'s report shape, besid
     const shaped = summary['large-default-shape'];
     assert.ok(Math.abs(shaped.hops_per_report - summary.default.hops_per_report) < 0.5, JSON.stringify(summary));
     assert.ok(Math.abs(shaped.observations_per_transmission - summary.default.observations_per_transmission) < 0.5, JSON.stringify(summary));
+    // Path lengths per variant: of every report and of each transmission's first heard (never
+    // longer on average: the first copy an observer hears came the shortest way it knows).
+    for (const variant of Object.values(summary)) {
+      assert.ok(variant.hop_lengths.reports > 0 && variant.first_heard_hop_lengths.reports > 0);
+      assert.ok(variant.first_heard_hop_lengths.mean <= variant.hop_lengths.mean, JSON.stringify(variant));
+      const shares = Object.values(variant.hop_lengths.histogram).reduce((sum, share) => sum + share, 0);
+      assert.ok(Math.abs(shares - 1) < 0.01, JSON.stringify(variant.hop_lengths));
+    }
+    // A loss per hop shortens the large mesh's paths by more than two hops on average.
+    assert.ok(summary['large-hop-loss'].hop_lengths.mean < summary.large.hop_lengths.mean - 2, JSON.stringify(summary));
+    // The real capture is read when this machine has the shared fixtures, and said absent otherwise.
+    if (fs.existsSync(REAL_CAPTURE_PATH)) {
+      assert.equal(result.real_capture.hop_lengths.reports, 246); // 250 transmissions, 4 of them TRACE
+      assert.equal(result.real_capture.hop_lengths.mean, 2.32);
+    } else {
+      assert.match(result.real_capture.absent, /meshcore-real-packets\.ndjson/);
+    }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -426,3 +426,33 @@ test('the large profile: a public mesh at scale, with real prefix collisions', (
   assert.ok(Math.max(...hopCounts) <= 63);
   assert.ok(collidingHops > 1000, 'many 1-byte hops are ambiguous');
 });
+
+test('hopSurvival: observers far from the sender report its floods less often; 1 changes nothing', () => {
+  const plain = createSimulator({ seed: 22 }).messages(2000);
+  assert.deepEqual(createSimulator({ seed: 22, hopSurvival: 1 }).messages(2000), plain);
+  const floodHops = (options) => {
+    const world = createSimulator({ seed: 22, ...options });
+    const byHops = [];
+    let reports = 0;
+    for (let i = 0; i < 3000; i++) {
+      const tx = world.nextTransmission();
+      for (const message of tx.messages) {
+        const { packet } = decodePacket(message.payload.raw);
+        if (packet.routeType !== 1 && packet.routeType !== 0) continue; // floods (plain and transport)
+        byHops[packet.hopCount] = (byHops[packet.hopCount] || 0) + 1;
+        reports++;
+      }
+    }
+    const share = (from) => byHops.slice(from).reduce((sum, n) => sum + (n || 0), 0) / reports;
+    return { reports, share };
+  };
+  const all = floodHops({});
+  const lossy = floodHops({ hopSurvival: 0.3 });
+  // Reports from 3+ relays away survive at 0.3^3 or less: their share falls by far more than half.
+  assert.ok(lossy.share(3) < all.share(3) / 2, `3+ hops: ${lossy.share(3)} against ${all.share(3)}`);
+  // ...while the sender's direct neighbours still report (0 hops: no relay to lose it on).
+  assert.ok(lossy.share(0) - lossy.share(1) > all.share(0) - all.share(1), 'zero-hop share grows');
+  for (const bad of [0, -0.5, 1.5, '0.5', NaN]) {
+    assert.throws(() => createSimulator({ hopSurvival: bad }), /hopSurvival must be a number in \(0, 1\]/);
+  }
+});

@@ -69,6 +69,12 @@ const DEFAULTS = Object.freeze({
   observersPerTransmission: { 1: 30, 2: 30, 3: 25, 4: 15 },
   // Flood hop limit (the path-length byte allows 63).
   maxFloodHops: 10,
+  // Chance that a relayed copy survives one more hop to an observer (collisions, duty cycle,
+  // weak links): an observer that heard the packet through h relays reports it with chance
+  // hopSurvival^h. 1 (every profile): every observer in range may report it, however far.
+  // A study of path lengths (benchmarks/mesh-factors.js) varies it; below 1 it draws one more
+  // random number per hearing, so the stream differs from 1's.
+  hopSurvival: 1,
   // Per-hop delay before a relayed copy is heard (airtime plus retransmit backoff).
   hopDelayMs: { min: 250, max: 900 },
   // Attach `truth: { hops: [pubKey, ...] }` to each message: the node behind each path hop.
@@ -136,6 +142,7 @@ function resolveOptions(input) {
   if (options.observers < 1) throw new Error('simulate: needs at least 1 observer');
   if (!Array.isArray(options.regions) || options.regions.length < 1) throw new Error('simulate: regions must be a non-empty array');
   if (!(options.maxFloodHops >= 1 && options.maxFloodHops <= 63)) throw new Error('simulate: maxFloodHops must be 1..63 (6-bit hop count)');
+  if (!(typeof options.hopSurvival === 'number' && options.hopSurvival > 0 && options.hopSurvival <= 1)) throw new Error('simulate: hopSurvival must be a number in (0, 1]');
   if (options.channels.length !== options.channelWeights.length) throw new Error('simulate: channelWeights must have one weight per channel');
   const adverts = options.startupAdverts;
   if (!(typeof adverts === 'boolean' || (Number.isInteger(adverts) && adverts >= 0))) throw new Error('simulate: startupAdverts must be true, false or a node count');

@@ -247,6 +247,8 @@ function createTraffic({ options, world, graph, radio, channels, traffic }) {
     const sharedHash = payloadType === 9 ? null : contentHashHex(payloadType, tx.payload, 0);
 
     let heard = hearings(tx);
+    // Per-hop loss (options.hopSurvival): a far observer hears fewer floods than a near one.
+    if (options.hopSurvival < 1) heard = heard.filter((h) => h.hops === 0 || traffic.float() < options.hopSurvival ** h.hops);
     const wanted = Math.min(heard.length, Number(pickObserverCount(traffic)));
     for (let i = 0; i < wanted; i++) {
       const j = i + traffic.int(heard.length - i);

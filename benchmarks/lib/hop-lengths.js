@@ -1,0 +1,71 @@
+'use strict';
+/**
+ * Path lengths of observer reports: how many hops each report's path shows. Issue 8 asks for
+ * "realistic path lengths" in the large profile, and its ingest target turns on them
+ * (benchmarks/mesh-factors.js): this puts a mesh's lengths beside those of real traffic.
+ *
+ * TRACE reports are left out on every side: their path bytes carry SNRs, not hops (decode.js).
+ */
+const fs = require('fs');
+const path = require('path');
+const { decodePacket } = require('../../imports/core/decode');
+
+const TRACE = 9;
+// The 250 real transmissions the tests check decoding against (tests/helpers/mesh.js reads the
+// same file): one public mesh, one day. Absent on a machine without the shared fixtures.
+const REAL_CAPTURE_PATH = path.resolve(__dirname, '../../../shared/fixtures/meshcore-real-packets.ndjson');
+const HISTOGRAM_TOP = 8; // bins 0..7 hops, then 8 or more
+
+const round = (value, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/**
+ * { reports, mean, mean_ci95: [low, high] (normal approximation), median, p90, max,
+ * share_5_or_more, histogram: { '0': share, ..., '8+': share } } of a list of hop counts.
+ */
+function hopLengthSummary(lengths) {
+  const n = lengths.length;
+  if (n === 0) return { reports: 0 };
+  const sorted = Float64Array.from(lengths).sort();
+  let sum = 0;
+  for (const length of lengths) sum += length;
+  const mean = sum / n;
+  let squares = 0;
+  for (const length of lengths) squares += (length - mean) ** 2;
+  const sd = n > 1 ? Math.sqrt(squares / (n - 1)) : 0;
+  const margin = (1.96 * sd) / Math.sqrt(n);
+  const rank = (q) => sorted[Math.min(n - 1, Math.ceil(q * n) - 1)];
+  const histogram = {};
+  for (let bin = 0; bin < HISTOGRAM_TOP; bin++) histogram[String(bin)] = 0;
+  histogram[`${HISTOGRAM_TOP}+`] = 0;
+  let fiveOrMore = 0;
+  for (const length of lengths) {
+    histogram[length >= HISTOGRAM_TOP ? `${HISTOGRAM_TOP}+` : String(length)]++;
+    if (length >= 5) fiveOrMore++;
+  }
+  for (const bin of Object.keys(histogram)) histogram[bin] = round(histogram[bin] / n);
+  return {
+    reports: n,
+    mean: round(mean, 2),
+    mean_ci95: [round(mean - margin, 2), round(mean + margin, 2)],
+    median: rank(0.5),
+    p90: rank(0.9),
+    max: sorted[n - 1],
+    share_5_or_more: round(fiveOrMore / n),
+    histogram,
+  };
+}
+
+/** Hop counts of the real capture's reports (TRACE left out), or null when the file is absent. */
+function realCaptureHopLengths(file = REAL_CAPTURE_PATH) {
+  if (!fs.existsSync(file)) return null;
+  const lengths = [];
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    const decoded = decodePacket(JSON.parse(line).raw_hex);
+    if (decoded.error || decoded.packet.payloadType === TRACE) continue;
+    lengths.push(decoded.packet.hopCount);
+  }
+  return lengths;
+}
+
+module.exports = { hopLengthSummary, realCaptureHopLengths, REAL_CAPTURE_PATH, TRACE };
