@@ -167,7 +167,7 @@ function main() {
   const result = {
     benchmark: 'mesh-factors',
     date: new Date().toISOString(),
-    command: `node --max-old-space-size=8192 benchmarks/mesh-factors.js --reports=${count} --rounds=${rounds} --short-hops=${shortHops}`,
+    command: `node --max-old-space-size=8192 benchmarks/mesh-factors.js --reports=${count} --rounds=${rounds} --short-hops=${shortHops}${names.length < Object.keys(all).length ? ` --variants=${names.join(',')}` : ''}${arg('out', null) !== null ? ` --out=${arg('out', null)}` : ''}`,
     machine: { cpus: os.cpus().length, model: os.cpus()[0] ? os.cpus()[0].model : null, memory_gib: Math.round(os.totalmem() / 1024 ** 3), node: process.version },
     method: 'each variant in a fresh process per round, order rotating; every view on; rates per CPU-second of that process',
     reports_per_variant: count,

@@ -11,7 +11,11 @@
  *            Hop hashes 1/2/3 bytes at 60/30/10%: with 780 repeaters every 1-byte prefix is
  *            shared by ~3 repeaters and a few 2-byte prefixes collide, as on real meshes.
  *            Flood paths of 0-12 hops, about 5 on average (16 km between hill sites); each
- *            transmission heard by 1-32 observers (7 on average).
+ *            transmission heard by 1-32 observers (7 on average), far ones as often as near
+ *            ones. That is longer than real traffic: the real capture in the shared fixtures
+ *            (one public mesh, one day) averages 2.3 hops per report, against this profile's
+ *            5.0 over every report and 3.2 over each transmission's first heard (mesh-factors
+ *            in benchmarks/README.md; hopSurvival is the option that brings it near).
  */
 const { PUBLIC_CHANNEL } = require('../decode');
 
