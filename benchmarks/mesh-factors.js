@@ -98,6 +98,9 @@ function runVariant(name, optionsJson, count) {
     transmissions: store.size,
     nodes_known: store.nodes.size,
     observers_known: store.directory.observers.size,
+    // Distinct hop lists among the stored reports (the path interner's): how often a path
+    // repeats, which decides how much of the per-hop views' state stays in the CPU's caches.
+    distinct_paths: store.paths.size,
     hop_lengths: hopLengthSummary(lengths),
     first_heard_hop_lengths: hopLengthSummary(firstHeard),
   }));
@@ -157,6 +160,7 @@ function main() {
       observations_per_transmission: runs[0].observations_per_transmission,
       nodes_known: runs[0].nodes_known,
       observers_known: runs[0].observers_known,
+      distinct_paths: runs[0].distinct_paths,
       hop_lengths: runs[0].hop_lengths,
       first_heard_hop_lengths: runs[0].first_heard_hop_lengths,
       ingest_per_s: spread(runs.map((v) => v.ingest_per_s)),
