@@ -14,7 +14,7 @@
  *            transmission heard by 1-32 observers (7 on average), far ones as often as near
  *            ones. That is longer than real traffic: the real capture in the shared fixtures
  *            (one public mesh, one day) averages 2.3 hops per report, against this profile's
- *            5.0 over every report and 3.2 over each transmission's first heard (mesh-factors
+ *            5.0 over every report and 3.25 over each transmission's first heard (mesh-factors
  *            in benchmarks/README.md; hopSurvival is the option that brings it near).
  */
 const { PUBLIC_CHANNEL } = require('../decode');
