@@ -6,14 +6,12 @@
  *
  * TRACE reports are left out on every side: their path bytes carry SNRs, not hops (decode.js).
  */
-const fs = require('fs');
-const path = require('path');
 const { decodePacket } = require('../../imports/core/decode');
+// The 250 real transmissions the tests check decoding against: one public mesh, one day.
+// Absent on a machine without the shared fixtures.
+const { loadFixture, FIXTURE_PATH: REAL_CAPTURE_PATH } = require('../../tests/helpers/mesh');
 
 const TRACE = 9;
-// The 250 real transmissions the tests check decoding against (tests/helpers/mesh.js reads the
-// same file): one public mesh, one day. Absent on a machine without the shared fixtures.
-const REAL_CAPTURE_PATH = path.resolve(__dirname, '../../../shared/fixtures/meshcore-real-packets.ndjson');
 const HISTOGRAM_TOP = 8; // bins 0..7 hops, then 8 or more
 
 const round = (value, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
@@ -57,11 +55,11 @@ function hopLengthSummary(lengths) {
 
 /** Hop counts of the real capture's reports (TRACE left out), or null when the file is absent. */
 function realCaptureHopLengths(file = REAL_CAPTURE_PATH) {
-  if (!fs.existsSync(file)) return null;
+  const lines = loadFixture(file);
+  if (lines === null) return null;
   const lengths = [];
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    if (line.trim() === '') continue;
-    const decoded = decodePacket(JSON.parse(line).raw_hex);
+  for (const line of lines) {
+    const decoded = decodePacket(line.raw_hex);
     if (decoded.error || decoded.packet.payloadType === TRACE) continue;
     lengths.push(decoded.packet.hopCount);
   }

@@ -13,9 +13,10 @@ const { createPrng } = require('../../imports/core/prng');
 
 const FIXTURE_PATH = path.resolve(__dirname, '../../../shared/fixtures/meshcore-real-packets.ndjson');
 
-function loadFixture() {
-  if (!fs.existsSync(FIXTURE_PATH)) return null;
-  return fs.readFileSync(FIXTURE_PATH, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+/** The real-packet fixture's lines as objects (another ndjson file of that shape: `file`), or null when absent. */
+function loadFixture(file = FIXTURE_PATH) {
+  if (!fs.existsSync(file)) return null;
+  return fs.readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
 }
 
 /** A seeded uniform [0, 1) generator (the simulator's PRNG), so random test sequences repeat. */
