@@ -2,23 +2,27 @@
 'use strict';
 /**
  * What makes the large mesh's reports cost more than the default mesh's: the size of the mesh,
- * or the shape of its reports? Issue 8 asks for large-mesh ingest >= 0.6x the default mesh's
- * (bench:core's rounds: 0.38-0.45). The large profile differs from the default in two ways at
- * once: the mesh (5,200 nodes against 176, 64 observers against 8, colliding 1-byte prefixes,
- * every view's state many times larger) and its reports (flood paths of ~5 hops against ~2.7,
- * ~7 observers per transmission against ~2). This study takes them apart, with the large
- * world and its traffic mix unchanged and only the report shape brought to the default's:
+ * or the shape of its reports? Issue 8 asks for large-mesh ingest >= 0.6x the default mesh's.
+ * The large profile differs from the default in the mesh (5,200 nodes against 176, 64 observers
+ * against 8, colliding 1-byte prefixes, every view's state many times larger) and, before it was
+ * calibrated to the real capture (2026-11-24), in its reports too: flood paths of ~5 hops against
+ * ~2.7, ~7 observers per transmission against ~2, and 40% of hop hashes 2 or 3 bytes long (the
+ * capture: 7%). This study takes them apart, with the large world and its traffic mix unchanged
+ * and only the report shape changed:
  *
  *   default              the default profile
- *   large                the large profile
- *   large-short-paths    large, flood hop limit `--short-hops` (default 4: mean hops near the
- *                        default mesh's); nothing else changed
- *   large-few-observers  large, observers per transmission as the default profile's (1-4)
- *   large-default-shape  both: the large mesh sending reports shaped like the default's
- *   large-hop-loss       large, with a loss per hop (simulator option hopSurvival 0.5: an
- *                        observer h relays away reports a flood with chance 0.5^h), the one
- *                        change here that brings both path-length distributions near the real
- *                        capture's (benchmarks/README.md)
+ *   large                the large profile: a loss per hop (hopSurvival 0.5: an observer h relays
+ *                        away reports a flood with chance 0.5^h) and hop hashes of 1/2/3 bytes
+ *                        at 93/6/1%, the path lengths and hash sizes of the real capture
+ *   large-wide-hashes    large with hashes at 60/30/10%, the profile's mix until 2026-11-24
+ *   large-long-paths     large without the loss per hop (hopSurvival 1)
+ *   large-uncalibrated   both: the large profile until 2026-11-24, every published large-mesh
+ *                        figure before that day
+ *   large-short-paths    large-uncalibrated, flood hop limit `--short-hops` (default 4: mean
+ *                        hops near the default mesh's); nothing else changed
+ *   large-few-observers  large-uncalibrated, observers per transmission as the default's (1-4)
+ *   large-default-shape  both: the uncalibrated large mesh sending reports shaped like the
+ *                        default's
  *
  * Each variant ingests `--reports` simulated reports (default 300,000) into a fresh engine with
  * every view, in a process of its own, `--rounds` times (default 3), the order rotating each
@@ -40,7 +44,7 @@ const os = require('os');
 const { spawnSync } = require('child_process');
 const { writeResult } = require('./lib/results');
 const { median } = require('./lib/report');
-const { hopLengthSummary, realCaptureHopLengths, REAL_CAPTURE_PATH, TRACE } = require('./lib/hop-lengths');
+const { hopLengthSummary, realCaptureHopLengths, hashSizeShares, realCaptureHashSizes, REAL_CAPTURE_PATH, TRACE } = require('./lib/hop-lengths');
 
 const arg = (name, fallback) => {
   const found = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -50,15 +54,21 @@ const arg = (name, fallback) => {
 // The default profile's observers per transmission (imports/core/simulate/profiles.js DEFAULTS).
 const DEFAULT_OBSERVERS_PER_TRANSMISSION = { 1: 30, 2: 30, 3: 25, 4: 15 };
 
+// The large profile's options before it was calibrated to the real capture (2026-11-24).
+const UNCALIBRATED = Object.freeze({ hopSurvival: 1, hashSizeMix: Object.freeze({ 1: 60, 2: 30, 3: 10 }) });
+
 /** Simulator options of each variant, from the short-path hop limit. */
 function variantOptions(shortHops) {
   return {
     default: { profile: 'default' },
     large: { profile: 'large' },
-    'large-short-paths': { profile: 'large', maxFloodHops: shortHops },
-    'large-few-observers': { profile: 'large', observersPerTransmission: DEFAULT_OBSERVERS_PER_TRANSMISSION },
-    'large-default-shape': { profile: 'large', maxFloodHops: shortHops, observersPerTransmission: DEFAULT_OBSERVERS_PER_TRANSMISSION },
-    'large-hop-loss': { profile: 'large', hopSurvival: 0.5 },
+    'large-wide-hashes': { profile: 'large', hashSizeMix: UNCALIBRATED.hashSizeMix },
+    'large-long-paths': { profile: 'large', hopSurvival: UNCALIBRATED.hopSurvival },
+    'large-uncalibrated': { profile: 'large', ...UNCALIBRATED },
+    // The shape variants start from the uncalibrated large mesh, as first studied.
+    'large-short-paths': { profile: 'large', ...UNCALIBRATED, maxFloodHops: shortHops },
+    'large-few-observers': { profile: 'large', ...UNCALIBRATED, observersPerTransmission: DEFAULT_OBSERVERS_PER_TRANSMISSION },
+    'large-default-shape': { profile: 'large', ...UNCALIBRATED, maxFloodHops: shortHops, observersPerTransmission: DEFAULT_OBSERVERS_PER_TRANSMISSION },
   };
 }
 
@@ -81,11 +91,13 @@ function runVariant(name, optionsJson, count) {
   // transmission's first-heard report (the one a store keeping one path per packet would keep).
   const lengths = [];
   const firstHeard = [];
+  const hashSizes = []; // of reports with a hop: bytes per hop hash
   store.fifo.forEachOldest((tx) => {
     const observations = tx.observations;
     for (const observation of observations) {
       hops += observation.path.length;
       if (tx.payloadType !== TRACE) lengths.push(observation.path.length);
+      if (tx.payloadType !== TRACE && observation.path.length > 0) hashSizes.push(observation.path[0].length / 2);
     }
     if (tx.payloadType !== TRACE) firstHeard.push(observations[0].path.length);
   });
@@ -103,6 +115,7 @@ function runVariant(name, optionsJson, count) {
     distinct_paths: store.paths.size,
     hop_lengths: hopLengthSummary(lengths),
     first_heard_hop_lengths: hopLengthSummary(firstHeard),
+    hash_sizes: hashSizeShares(hashSizes),
   }));
 }
 
@@ -116,6 +129,7 @@ function realCapture() {
   return {
     source: 'meshcore-real-packets.ndjson (shared fixtures): 250 transmissions of one public mesh (San Francisco Bay Area, 2026-03-29), one report each, as a reference analyzer stored them; which of a transmission\'s reports it kept is not recorded (a store keeping one per packet keeps the first heard), so compare with both hop_lengths and first_heard_hop_lengths of a variant',
     hop_lengths: hopLengthSummary(lengths),
+    hash_sizes: hashSizeShares(realCaptureHashSizes()),
   };
 }
 
@@ -163,6 +177,7 @@ function main() {
       distinct_paths: runs[0].distinct_paths,
       hop_lengths: runs[0].hop_lengths,
       first_heard_hop_lengths: runs[0].first_heard_hop_lengths,
+      hash_sizes: runs[0].hash_sizes,
       ingest_per_s: spread(runs.map((v) => v.ingest_per_s)),
       to_default: spread(runs.map((v) => v.to_default)),
       to_default_per_report_and_hop: spread(runs.map((v) => v.to_default_per_report_and_hop)),
@@ -196,4 +211,4 @@ function main() {
 if (process.argv[2] === '--child') runVariant(process.argv[3], process.argv[4], Number(process.argv[5]));
 else main();
 
-module.exports = { variantOptions };
+module.exports = { variantOptions, UNCALIBRATED };

@@ -5,7 +5,7 @@ const assert = require('node:assert/strict');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { hopLengthSummary, realCaptureHopLengths } = require('../benchmarks/lib/hop-lengths');
+const { hopLengthSummary, realCaptureHopLengths, hashSizeShares, realCaptureHashSizes } = require('../benchmarks/lib/hop-lengths');
 const { createSimulator } = require('../imports/core/simulate');
 const { decodePacket } = require('../imports/core/decode');
 
@@ -42,6 +42,29 @@ test('hop lengths of a capture file: TRACE and undecodable lines left out; a mis
     fs.writeFileSync(file, lines.join('\n'));
     assert.deepEqual(realCaptureHopLengths(file), expected);
     assert.equal(realCaptureHopLengths(path.join(dir, 'absent.ndjson')), null);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('hash sizes: shares of 1-, 2- and 3-byte hop hashes, of a list and of a capture file\'s reports with a hop', () => {
+  assert.deepEqual(hashSizeShares([1, 1, 1, 2, 3, 1, 1, 2]), { reports: 8, 1: 0.625, 2: 0.25, 3: 0.125 });
+  assert.deepEqual(hashSizeShares([]), { reports: 0 });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshpulse-hash-sizes-'));
+  try {
+    const sim = createSimulator({ seed: 'hash-sizes', hashSizeMix: { 1: 1, 2: 1, 3: 1 } });
+    const lines = [];
+    const expected = [];
+    for (const message of sim.messages(400)) {
+      const { packet } = decodePacket(message.payload.raw);
+      lines.push(JSON.stringify({ raw_hex: message.payload.raw }));
+      if (packet.payloadType !== 9 && packet.hopCount > 0) expected.push(packet.path[0].length / 2);
+    }
+    assert.ok(new Set(expected).size === 3, 'the sample has hashes of all three sizes');
+    const file = path.join(dir, 'capture.ndjson');
+    fs.writeFileSync(file, lines.join('\n'));
+    assert.deepEqual(realCaptureHashSizes(file), expected);
+    assert.equal(realCaptureHashSizes(path.join(dir, 'absent.ndjson')), null);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -5,6 +5,8 @@
  * (benchmarks/mesh-factors.js): this puts a mesh's lengths beside those of real traffic.
  *
  * TRACE reports are left out on every side: their path bytes carry SNRs, not hops (decode.js).
+ * Also the hop hash sizes (1, 2 or 3 bytes): the share of multi-byte hashes decides how many
+ * distinct keys and paths a mesh's views hold.
  */
 const { decodePacket } = require('../../imports/core/decode');
 // The 250 real transmissions the tests check decoding against: one public mesh, one day.
@@ -66,4 +68,29 @@ function realCaptureHopLengths(file = REAL_CAPTURE_PATH) {
   return lengths;
 }
 
-module.exports = { hopLengthSummary, realCaptureHopLengths, REAL_CAPTURE_PATH, TRACE };
+/**
+ * { reports, '1': share, '2': share, '3': share } of a list of hop hash sizes (bytes), one per
+ * report with at least one hop: how many bytes each relay's hash takes (the originator's setting).
+ */
+function hashSizeShares(sizes) {
+  const n = sizes.length;
+  if (n === 0) return { reports: 0 };
+  const counts = { 1: 0, 2: 0, 3: 0 };
+  for (const size of sizes) counts[size]++;
+  return { reports: n, 1: round(counts[1] / n), 2: round(counts[2] / n), 3: round(counts[3] / n) };
+}
+
+/** Hop hash sizes of the real capture's reports with at least one hop (TRACE left out), or null. */
+function realCaptureHashSizes(file = REAL_CAPTURE_PATH) {
+  const lines = loadFixture(file);
+  if (lines === null) return null;
+  const sizes = [];
+  for (const line of lines) {
+    const decoded = decodePacket(line.raw_hex);
+    if (decoded.error || decoded.packet.payloadType === TRACE || decoded.packet.hopCount === 0) continue;
+    sizes.push(decoded.packet.path[0].length / 2);
+  }
+  return sizes;
+}
+
+module.exports = { hopLengthSummary, realCaptureHopLengths, hashSizeShares, realCaptureHashSizes, REAL_CAPTURE_PATH, TRACE };

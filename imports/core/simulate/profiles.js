@@ -8,14 +8,19 @@
  *   large    A public mesh at scale, laid over Puget Sound (Everett to Olympia): 5,200 nodes
  *            (780 repeaters = 15%, 120 rooms, 200 sensors, 4,100 companions), 64 observers in
  *            5 regions, 160 km square, 36 towns. Repeater names come from their nearest town.
- *            Hop hashes 1/2/3 bytes at 60/30/10%: with 780 repeaters every 1-byte prefix is
- *            shared by ~3 repeaters and a few 2-byte prefixes collide, as on real meshes.
- *            Flood paths of 0-12 hops, about 5 on average (16 km between hill sites); each
- *            transmission heard by 1-32 observers (7 on average), far ones as often as near
- *            ones. That is longer than real traffic: the real capture in the shared fixtures
- *            (one public mesh, one day) averages 2.3 hops per report, against this profile's
- *            5.0 over every report and 3.25 over each transmission's first heard (mesh-factors
- *            in benchmarks/README.md; hopSurvival is the option that brings it near).
+ *            Calibrated to the real capture in the shared fixtures (one public mesh, one day;
+ *            benchmarks/README.md, "How long are real paths?") on the two report properties it
+ *            shows that drive the engine's cost:
+ *            - hop hashes 1/2/3 bytes at 93/6/1% (the capture's reports: 92.9/6.5/0.5%); with
+ *              780 repeaters every 1-byte prefix is shared by ~3 repeaters and a few 2-byte
+ *              prefixes collide, as on real meshes;
+ *            - flood paths of 0-12 hops (16 km between hill sites), each relayed copy reaching
+ *              an observer with chance 0.5 per hop (hopSurvival): ~2.6 hops per report, ~2.2
+ *              over each transmission's first heard (the capture: 2.32, 95% interval
+ *              1.90-2.74), about 3 observers per transmission (1-32).
+ *            Until 2026-11-24 it had hashes at 60/30/10% and no loss per hop (paths of 5.0 and
+ *            3.25 hops, 7 observers per transmission): benchmarks/mesh-factors.js keeps that
+ *            mesh as its `large-uncalibrated` variant.
  */
 const { PUBLIC_CHANNEL } = require('../decode');
 
@@ -75,7 +80,7 @@ const DEFAULTS = Object.freeze({
   maxFloodHops: 10,
   // Chance that a relayed copy survives one more hop to an observer (collisions, duty cycle,
   // weak links): an observer that heard the packet through h relays reports it with chance
-  // hopSurvival^h. 1 (every profile): every observer in range may report it, however far.
+  // hopSurvival^h. 1 (the default profile): every observer in range may report it, however far.
   // A study of path lengths (benchmarks/mesh-factors.js) varies it; below 1 it draws one more
   // random number per hearing, so the stream differs from 1's.
   hopSurvival: 1,
@@ -124,9 +129,10 @@ const PROFILES = Object.freeze({
     channels: [PUBLIC_CHANNEL, '#test', '#wardriving', '#seattle', '#emcomm'],
     channelWeights: [6, 2, 1, 2, 1],
     meanGapMs: 250,
-    hashSizeMix: { 1: 60, 2: 30, 3: 10 },
+    hashSizeMix: { 1: 93, 2: 6, 3: 1 },
     observersPerTransmission: { 1: 10, 2: 15, 4: 20, 8: 25, 16: 20, 32: 10 },
     maxFloodHops: 12,
+    hopSurvival: 0.5,
   }),
 });
 
