@@ -810,7 +810,12 @@ function main() {
     const measuredAlone = { hops: 'hop_resolution', verification: 'advert_verification', rounds: 'ingest_rounds', costs: 'cost_shares' }[only];
     if (measuredAlone) keep.splice(0, keep.length, ...Object.keys(previous).filter((key) => ![measuredAlone, 'benchmark', 'quick', 'only', 'date', 'machine', 'command', 'rate_basis', 'load_average', 'duration_s', 'parts_from'].includes(key)));
     for (const key of keep) if (previous[key] !== undefined) result[key] = previous[key];
-    result.parts_from = { [only]: { command: result.command, date: result.date }, rest: { command: previous.command, date: previous.date } };
+    // Each part keeps the run that measured it: a second partial run over a merged result
+    // (costs, then hostile) names all three, not the first partial run as "rest".
+    const earlier = previous.parts_from
+      ? Object.fromEntries(Object.entries(previous.parts_from).filter(([part]) => part !== only))
+      : { rest: { command: previous.command, date: previous.date } };
+    result.parts_from = { [only]: { command: result.command, date: result.date }, ...earlier };
   }
   writeResult('core', result, { report: 'CORE.md', render: renderCoreReport });
 }

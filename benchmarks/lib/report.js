@@ -51,7 +51,7 @@ function renderCoreReport(result, quickResult) {
   lines.push(`Generated from \`benchmarks/results/${result.quick ? 'core-quick' : 'core'}.json\` by \`${result.command}\` on ${result.date}.`);
   lines.push(`Machine: ${result.machine.cpus} cores (${result.machine.cpu}), ${result.machine.memoryGiB} GiB, Node ${result.machine.node}. One process, one core. Rates are per CPU-second of this process. Load average at the end: ${(result.load_average || []).join(', ')} (2 cores; above ~2 other work ran beside it).`);
   lines.push('"Packet" = one observer report (one MQTT message).', '');
-  if (result.parts_from) lines.push(`Parts from two runs: ${Object.entries(result.parts_from).map(([part, run]) => `${part} by \`${run.command}\` on ${run.date}`).join('; ')}.`, '');
+  if (result.parts_from) lines.push(`Parts from ${['two', 'three', 'four', 'five'][Object.keys(result.parts_from).length - 2] || Object.keys(result.parts_from).length} runs: ${Object.entries(result.parts_from).map(([part, run]) => `${part} by \`${run.command}\` on ${run.date}`).join('; ')}.`, '');
   const profiles = result.profiles || {};
   const names = Object.keys(profiles);
   if (names.length > 0) {
