@@ -2,6 +2,8 @@
 // bench:core's report of the ingest rounds: the per report + hop ratio, and older runs without it.
 const test = require('node:test');
 const assert = require('node:assert');
+const path = require('path');
+const { execFileSync } = require('child_process');
 const { renderCoreReport, perReportAndHop } = require('../benchmarks/lib/report');
 
 function round(n, defaultPerS, largePerS) {
@@ -56,4 +58,35 @@ test('renderCoreReport: a view over its p99 target says what its first call and 
   const older = render({ node: view({}) });
   assert.match(older, /\| \*\*28k over\*\* \|/);
   assert.doesNotMatch(older, /The verdict is on every call/);
+});
+
+test('renderCoreReport: the default mesh without advert checks beside the target, when the run measured it', () => {
+  const rounds = [round(1, 60000, 30000), round(2, 62000, 25000)];
+  rounds[0].default_unverified_to_reference = 1.4;
+  rounds[1].default_unverified_to_reference = 1.5;
+  const spread = (values) => ({ median: values[0], min: Math.min(...values), max: Math.max(...values) });
+  const base = {
+    rounds_count: 2, reports_per_round: 1000000, method: 'fresh processes',
+    default_to_reference: spread(rounds.map((r) => r.default_to_reference)),
+    large_to_default: spread(rounds.map((r) => r.large_to_default)),
+    default_ingest_per_s: spread([60000, 62000]),
+    large_ingest_per_s: spread([30000, 25000]),
+    rounds,
+  };
+  const machine = { cpus: 2, cpu: 'test', memoryGiB: 1, node: 'v20' };
+  const without = renderCoreReport({ benchmark: 'core', command: 'test', date: 'today', machine, ingest_rounds: base });
+  assert.doesNotMatch(without, /Without Ed25519 advert checks/);
+  const withBare = renderCoreReport({ benchmark: 'core', command: 'test', date: 'today', machine, ingest_rounds: { ...base, default_unverified_to_reference: spread([1.4, 1.5]) } });
+  assert.match(withBare, /Without Ed25519 advert checks .*: default \/ reference \*\*1\.4\*\* \(1\.4–1\.5\) \(rounds 1\.4, 1\.5\)/);
+  // The target's verdict stays on the figure with the checks (1.2 here: missed).
+  assert.match(withBare, /default \/ reference ≥ 1\.5 \(\*\*missed\*\*\)/);
+});
+
+test('an ingest round of the default mesh without advert checks runs with verification off', { timeout: 120000 }, () => {
+  const out = execFileSync(process.execPath, ['--expose-gc', path.join(__dirname, '..', 'benchmarks', 'core.js'), '--ingest-round=default-unverified', '--quick', '--round-reports=50000'], { encoding: 'utf8' });
+  const result = JSON.parse(out.trim().split('\n').pop());
+  assert.strictEqual(result.profile, 'default-unverified');
+  assert.strictEqual(result.advert_verification, 'off');
+  assert.strictEqual(result.reports, 50000);
+  assert.ok(result.ingest_per_s > 0 && result.reference_library_decode_only_per_s > 0);
 });
