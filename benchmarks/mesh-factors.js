@@ -55,7 +55,7 @@ const arg = (name, fallback) => {
 const DEFAULT_OBSERVERS_PER_TRANSMISSION = { 1: 30, 2: 30, 3: 25, 4: 15 };
 
 // The large profile's options before it was calibrated to the real capture (2026-11-24).
-const UNCALIBRATED = Object.freeze({ hopSurvival: 1, hashSizeMix: Object.freeze({ 1: 60, 2: 30, 3: 10 }) });
+const { LARGE_UNCALIBRATED: UNCALIBRATED } = require('../imports/core/simulate/profiles');
 
 /** Simulator options of each variant, from the short-path hop limit. */
 function variantOptions(shortHops) {
@@ -211,4 +211,4 @@ function main() {
 if (process.argv[2] === '--child') runVariant(process.argv[3], process.argv[4], Number(process.argv[5]));
 else main();
 
-module.exports = { variantOptions, UNCALIBRATED };
+module.exports = { variantOptions };

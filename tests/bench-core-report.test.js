@@ -18,6 +18,21 @@ function round(n, defaultPerS, largePerS) {
   return entry;
 }
 
+// The first value as median: two rounds have no middle one, and the tests read it back.
+const spread = (values) => ({ median: values[0], min: Math.min(...values), max: Math.max(...values) });
+
+/** ingest_rounds of a run with these rounds (round(1, 60000, 30000) and round(2, 62000, 25000)). */
+function roundsResult(rounds) {
+  return {
+    rounds_count: 2, reports_per_round: 1000000, method: 'fresh processes',
+    default_to_reference: spread(rounds.map((r) => r.default_to_reference)),
+    large_to_default: spread(rounds.map((r) => r.large_to_default)),
+    default_ingest_per_s: spread([60000, 62000]),
+    large_ingest_per_s: spread([30000, 25000]),
+    rounds,
+  };
+}
+
 test('perReportAndHop: reports x (1 + hops) per CPU-second, large over default', () => {
   // 30,000 x 6 / (60,000 x 3.68) = 0.815
   assert.strictEqual(perReportAndHop(round(1, 60000, 30000)), 0.815);
@@ -27,15 +42,7 @@ test('perReportAndHop: reports x (1 + hops) per CPU-second, large over default',
 
 test('renderCoreReport: the rounds table shows the per report + hop column only when the run stored it', () => {
   const rounds = [round(1, 60000, 30000), round(2, 62000, 25000)];
-  const spread = (values) => ({ median: values[0], min: Math.min(...values), max: Math.max(...values) });
-  const base = {
-    rounds_count: 2, reports_per_round: 1000000, method: 'fresh processes',
-    default_to_reference: spread(rounds.map((r) => r.default_to_reference)),
-    large_to_default: spread(rounds.map((r) => r.large_to_default)),
-    default_ingest_per_s: spread([60000, 62000]),
-    large_ingest_per_s: spread([30000, 25000]),
-    rounds,
-  };
+  const base = roundsResult(rounds);
   const old = renderCoreReport({ benchmark: 'core', command: 'test', date: 'today', machine: { cpus: 2, cpu: 'test', memoryGiB: 1, node: 'v20' }, ingest_rounds: base });
   assert.match(old, /\| round \| order \|/);
   assert.doesNotMatch(old, /per report \+ hop/);
@@ -64,15 +71,7 @@ test('renderCoreReport: the default mesh without advert checks beside the target
   const rounds = [round(1, 60000, 30000), round(2, 62000, 25000)];
   rounds[0].default_unverified_to_reference = 1.4;
   rounds[1].default_unverified_to_reference = 1.5;
-  const spread = (values) => ({ median: values[0], min: Math.min(...values), max: Math.max(...values) });
-  const base = {
-    rounds_count: 2, reports_per_round: 1000000, method: 'fresh processes',
-    default_to_reference: spread(rounds.map((r) => r.default_to_reference)),
-    large_to_default: spread(rounds.map((r) => r.large_to_default)),
-    default_ingest_per_s: spread([60000, 62000]),
-    large_ingest_per_s: spread([30000, 25000]),
-    rounds,
-  };
+  const base = roundsResult(rounds);
   const machine = { cpus: 2, cpu: 'test', memoryGiB: 1, node: 'v20' };
   const without = renderCoreReport({ benchmark: 'core', command: 'test', date: 'today', machine, ingest_rounds: base });
   assert.doesNotMatch(without, /Without Ed25519 advert checks/);

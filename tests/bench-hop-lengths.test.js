@@ -23,9 +23,18 @@ test('hop lengths: mean, its 95% interval, ranks and histogram shares of a known
   assert.deepEqual(hopLengthSummary([]), { reports: 0 });
 });
 
-test('hop lengths of a capture file: TRACE and undecodable lines left out; a missing file is null', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshpulse-hop-lengths-'));
+/** Run `body(dir)` with a fresh temporary folder, removed afterwards. */
+function withTempDir(body) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshpulse-capture-'));
   try {
+    body(dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('hop lengths of a capture file: TRACE and undecodable lines left out; a missing file is null', () => {
+  withTempDir((dir) => {
     const sim = createSimulator({ seed: 'hop-lengths' });
     const lines = [];
     const expected = [];
@@ -42,16 +51,13 @@ test('hop lengths of a capture file: TRACE and undecodable lines left out; a mis
     fs.writeFileSync(file, lines.join('\n'));
     assert.deepEqual(realCaptureHopLengths(file), expected);
     assert.equal(realCaptureHopLengths(path.join(dir, 'absent.ndjson')), null);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('hash sizes: shares of 1-, 2- and 3-byte hop hashes, of a list and of a capture file\'s reports with a hop', () => {
   assert.deepEqual(hashSizeShares([1, 1, 1, 2, 3, 1, 1, 2]), { reports: 8, 1: 0.625, 2: 0.25, 3: 0.125 });
   assert.deepEqual(hashSizeShares([]), { reports: 0 });
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meshpulse-hash-sizes-'));
-  try {
+  withTempDir((dir) => {
     const sim = createSimulator({ seed: 'hash-sizes', hashSizeMix: { 1: 1, 2: 1, 3: 1 } });
     const lines = [];
     const expected = [];
@@ -65,7 +71,5 @@ test('hash sizes: shares of 1-, 2- and 3-byte hop hashes, of a list and of a cap
     fs.writeFileSync(file, lines.join('\n'));
     assert.deepEqual(realCaptureHashSizes(file), expected);
     assert.equal(realCaptureHashSizes(path.join(dir, 'absent.ndjson')), null);
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });

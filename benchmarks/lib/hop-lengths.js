@@ -55,17 +55,22 @@ function hopLengthSummary(lengths) {
   };
 }
 
-/** Hop counts of the real capture's reports (TRACE left out), or null when the file is absent. */
-function realCaptureHopLengths(file = REAL_CAPTURE_PATH) {
+/** The capture file's decoded packets, TRACE and undecodable lines left out; null when the file is absent. */
+function realCapturePackets(file) {
   const lines = loadFixture(file);
   if (lines === null) return null;
-  const lengths = [];
+  const packets = [];
   for (const line of lines) {
     const decoded = decodePacket(line.raw_hex);
-    if (decoded.error || decoded.packet.payloadType === TRACE) continue;
-    lengths.push(decoded.packet.hopCount);
+    if (!decoded.error && decoded.packet.payloadType !== TRACE) packets.push(decoded.packet);
   }
-  return lengths;
+  return packets;
+}
+
+/** Hop counts of the real capture's reports (TRACE left out), or null when the file is absent. */
+function realCaptureHopLengths(file = REAL_CAPTURE_PATH) {
+  const packets = realCapturePackets(file);
+  return packets === null ? null : packets.map((packet) => packet.hopCount);
 }
 
 /**
@@ -82,15 +87,8 @@ function hashSizeShares(sizes) {
 
 /** Hop hash sizes of the real capture's reports with at least one hop (TRACE left out), or null. */
 function realCaptureHashSizes(file = REAL_CAPTURE_PATH) {
-  const lines = loadFixture(file);
-  if (lines === null) return null;
-  const sizes = [];
-  for (const line of lines) {
-    const decoded = decodePacket(line.raw_hex);
-    if (decoded.error || decoded.packet.payloadType === TRACE || decoded.packet.hopCount === 0) continue;
-    sizes.push(decoded.packet.path[0].length / 2);
-  }
-  return sizes;
+  const packets = realCapturePackets(file);
+  return packets === null ? null : packets.filter((packet) => packet.hopCount > 0).map((packet) => packet.hashSize);
 }
 
 module.exports = { hopLengthSummary, realCaptureHopLengths, hashSizeShares, realCaptureHashSizes, REAL_CAPTURE_PATH, TRACE };

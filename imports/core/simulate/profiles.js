@@ -136,6 +136,13 @@ const PROFILES = Object.freeze({
   }),
 });
 
+/**
+ * The large profile's report options before its calibration to the real capture (2026-11-24):
+ * no loss per hop, hop hashes at 60/30/10%. Not a profile: the mesh-factors study and the
+ * brute-force tests keep measuring that mesh as the harsher case (longer paths, more keys).
+ */
+const LARGE_UNCALIBRATED = Object.freeze({ hopSurvival: 1, hashSizeMix: Object.freeze({ 1: 60, 2: 30, 3: 10 }) });
+
 /** Profile names, for option lists and CLI help. */
 const PROFILE_NAMES = Object.freeze(Object.keys(PROFILES));
 
@@ -159,4 +166,4 @@ function resolveOptions(input) {
   return options;
 }
 
-module.exports = { DEFAULTS, PROFILES, PROFILE_NAMES, resolveOptions };
+module.exports = { DEFAULTS, PROFILES, PROFILE_NAMES, LARGE_UNCALIBRATED, resolveOptions };

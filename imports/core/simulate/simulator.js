@@ -34,7 +34,7 @@
  * so the large profile's world builds in seconds.
  */
 const { createPrng } = require('../prng');
-const { DEFAULTS, PROFILES, PROFILE_NAMES, resolveOptions } = require('./profiles');
+const { DEFAULTS, PROFILES, PROFILE_NAMES, LARGE_UNCALIBRATED, resolveOptions } = require('./profiles');
 const { buildWorld } = require('./world');
 const { buildGraph, createRadio } = require('./radio');
 const { createTraffic, describeChannels } = require('./traffic');
@@ -193,4 +193,4 @@ function createSimulator(input = {}) {
   };
 }
 
-module.exports = { createSimulator, DEFAULTS, PROFILES, PROFILE_NAMES };
+module.exports = { createSimulator, DEFAULTS, PROFILES, PROFILE_NAMES, LARGE_UNCALIBRATED };
