@@ -16,9 +16,12 @@
  * Per round, each variant is ingested in fresh processes (`--reports`, default 1,000,000, issue 8's
  * scale), the order alternating: once with advert checks, once without. Each process times the
  * reference library's decode over the same reports first, as bench:core's rounds do (over every
- * report, its cold start spread over the stream). Rates are per CPU-second of that process.
+ * report, its cold start spread over the stream); with our checks on, also the reference's decode
+ * with its own Ed25519 checks (decodeWithVerification), over the first 100k reports. Rates are per
+ * CPU-second of that process.
  *
- *   node --max-old-space-size=8192 benchmarks/advert-share.js [--reports=1000000] [--rounds=3] [--out=file.json]
+ *   node --max-old-space-size=8192 benchmarks/advert-share.js [--reports=1000000] [--rounds=3]
+ *        [--verifying-reports=100000] [--out=file.json]
  *
  * Writes benchmarks/results/latest/advert-share.json (not tracked; `npm run bench:publish --
  * advert-share` to commit it), or `--out`. A study beside bench:core, which keeps the issue's figures.
@@ -51,8 +54,13 @@ function cpuSeconds(since) {
   return (used.user + used.system) / 1e6;
 }
 
+// The reference library's verifying decode (decodeWithVerification: its Ed25519 check of every
+// advert, async) is some 6 times slower than its decode: timed over the first
+// `--verifying-reports` reports only (default 100,000).
+const VERIFYING_REFERENCE_REPORTS = 100000;
+
 /** Child: one variant, checks on or off; prints one JSON line. */
-function runChild(name, verify, count) {
+async function runChild(name, verify, count, verifyingCount) {
   const { simulatedReports } = require('./lib/simulated-reports');
   const { createEngine } = require('../imports/core/engine');
   const { decodePacket } = require('../imports/core/decode');
@@ -76,6 +84,15 @@ function runChild(name, verify, count) {
   for (const report of reports) engine.ingest(report);
   const ingestPerS = reports.length / cpuSeconds(started);
   const stats = engine.store.stats();
+  // With our checks on, the reference's own checks too: its decode with verification, per report
+  // (a decoder: every copy of an advert is checked again), over the first reports of the stream.
+  let verifyingReferencePerS = null;
+  if (verify) {
+    const sample = reports.slice(0, Math.min(verifyingCount, reports.length));
+    started = process.cpuUsage();
+    for (const report of sample) await MeshCorePacketDecoder.decodeWithVerification(report.raw);
+    verifyingReferencePerS = sample.length / cpuSeconds(started);
+  }
   process.stdout.write(`${JSON.stringify({
     variant: name,
     verify,
@@ -85,6 +102,10 @@ function runChild(name, verify, count) {
     ingest_per_s: Math.round(ingestPerS),
     reference_library_decode_only_per_s: Math.round(referencePerS),
     to_reference: round(ingestPerS / referencePerS),
+    // null with our checks off.
+    reference_verifying_decode_per_s: verifyingReferencePerS === null ? null : Math.round(verifyingReferencePerS),
+    reference_verifying_decode_reports: verifyingReferencePerS === null ? null : Math.min(verifyingCount, reports.length),
+    to_verifying_reference: verifyingReferencePerS === null ? null : round(ingestPerS / verifyingReferencePerS),
     advert_verification: stats.advertVerification,
   })}\n`);
 }
@@ -97,6 +118,8 @@ function main() {
   const count = Number(arg('reports', '1000000'));
   const rounds = Number(arg('rounds', '3'));
   const out = arg('out', null);
+  const verifyingCount = Number(arg('verifying-reports', String(VERIFYING_REFERENCE_REPORTS)));
+  if (!(Number.isInteger(verifyingCount) && verifyingCount >= 1000)) throw new Error(`--verifying-reports must be an integer of at least 1000, not ${verifyingCount}`);
   if (!(Number.isInteger(count) && count >= 50000)) throw new Error(`--reports must be an integer of at least 50000, not ${count}`);
   if (!(Number.isInteger(rounds) && rounds >= 1)) throw new Error(`--rounds must be a whole number of at least 1, not ${rounds}`);
   const started = Date.now();
@@ -108,11 +131,11 @@ function main() {
     for (const name of order) {
       entry.variants[name] = {};
       for (const verify of [true, false]) {
-        const child = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', __filename, '--child', name, String(verify), String(count)], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+        const child = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', __filename, '--child', name, String(verify), String(count), String(verifyingCount)], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
         if (child.status !== 0) throw new Error(`${name} (round ${r}, checks ${verify ? 'on' : 'off'}) failed: ${child.stderr || child.error}`);
         const result = JSON.parse(child.stdout.trim().split('\n').pop());
         entry.variants[name][verify ? 'checked' : 'unchecked'] = result;
-        console.log(`round ${r} ${name} checks ${verify ? 'on ' : 'off'}: adverts ${(100 * result.advert_share).toFixed(1)}% of transmissions, ingest ${result.ingest_per_s}/s, reference ${result.reference_library_decode_only_per_s}/s: ${result.to_reference}`);
+        console.log(`round ${r} ${name} checks ${verify ? 'on ' : 'off'}: adverts ${(100 * result.advert_share).toFixed(1)}% of transmissions, ingest ${result.ingest_per_s}/s, reference ${result.reference_library_decode_only_per_s}/s: ${result.to_reference}${verify ? `; reference with its checks ${result.reference_verifying_decode_per_s}/s: ${result.to_verifying_reference}` : ''}`);
       }
     }
     runs.push(entry);
@@ -124,6 +147,8 @@ function main() {
       advert_share: runs[0].variants[name].checked.advert_share,
       to_reference_checked: spread(pick('checked', 'to_reference')),
       to_reference_unchecked: spread(pick('unchecked', 'to_reference')),
+      // Ingest with our checks over the reference's decode with its own checks.
+      to_verifying_reference: spread(pick('checked', 'to_verifying_reference')),
       ingest_checked_per_s: spread(pick('checked', 'ingest_per_s')),
       ingest_unchecked_per_s: spread(pick('unchecked', 'ingest_per_s')),
       // The checks' cost as a share of checked ingest CPU, per round (the two processes of a round).
@@ -137,6 +162,7 @@ function main() {
     machine: { cpus: os.cpus().length, cpu: os.cpus()[0].model, node: process.version },
     load_average: os.loadavg().map((v) => round(v, 2)),
     reports_per_run: count,
+    verifying_reference_reports: verifyingCount,
     rounds_count: rounds,
     capture_advert_share: round(CAPTURE_ADVERT_SHARE, 4),
     capture_advert_weight: CAPTURE_ADVERT_WEIGHT,
@@ -148,9 +174,14 @@ function main() {
   if (out !== null) require('fs').writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
   else writeResult('advert-share', result);
   for (const [name, v] of Object.entries(variants)) {
-    console.log(`${name}: adverts ${(100 * v.advert_share).toFixed(1)}%; default / reference ${v.to_reference_checked.median} (${v.to_reference_checked.min}-${v.to_reference_checked.max}) with checks, ${v.to_reference_unchecked.median} without; checks ${(100 * v.checks_share_of_ingest_cpu.median).toFixed(1)}% of ingest`);
+    console.log(`${name}: adverts ${(100 * v.advert_share).toFixed(1)}%; default / reference ${v.to_reference_checked.median} (${v.to_reference_checked.min}-${v.to_reference_checked.max}) with checks, ${v.to_reference_unchecked.median} without; checks ${(100 * v.checks_share_of_ingest_cpu.median).toFixed(1)}% of ingest; against the reference with its checks ${v.to_verifying_reference.median}`);
   }
 }
 
-if (process.argv[2] === '--child') runChild(process.argv[3], process.argv[4] === 'true', Number(process.argv[5]));
+if (process.argv[2] === '--child') {
+  runChild(process.argv[3], process.argv[4] === 'true', Number(process.argv[5]), Number(process.argv[6])).catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
 else main();
