@@ -30,6 +30,7 @@ const os = require('os');
 const { spawnSync } = require('child_process');
 const { writeResult } = require('./lib/results');
 const { median } = require('./lib/report');
+const { DEFAULTS } = require('../imports/core/simulate/profiles');
 
 const arg = (name, fallback) => {
   const found = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -37,14 +38,14 @@ const arg = (name, fallback) => {
 };
 
 // The default profile's payload mix (imports/core/simulate/profiles.js DEFAULTS) with ADVERT at
-// this weight gives ~22% of transmissions as adverts (21.0% at 30, measured over 100k reports).
+// this weight gives ~22% of transmissions as adverts (21.6% over 1M reports: results/advert-share.json).
 const CAPTURE_ADVERT_WEIGHT = 32;
 // The capture's share (benchmarks/lib/hop-lengths.js reads the same file): 55 of 250 transmissions.
 const CAPTURE_ADVERT_SHARE = 55 / 250;
 
 const VARIANTS = {
   default: {},
-  'default-capture-adverts': { payloadMix: { GRP_TXT: 34, TXT_MSG: 17, REQ: 11, RESPONSE: 3, ACK: 4, PATH: 0.5, ADVERT: CAPTURE_ADVERT_WEIGHT, TRACE: 2, ANON_REQ: 3, CONTROL: 2 } },
+  'default-capture-adverts': { payloadMix: { ...DEFAULTS.payloadMix, ADVERT: CAPTURE_ADVERT_WEIGHT } },
 };
 
 const round = (value, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;

@@ -227,13 +227,13 @@ function meanHops(reports) {
 }
 
 // The reference library's rate over its first reports alone: the figure runs 1-10 compared
-// against (a cold start, where it decodes ~12% slower than over a whole 1M stream).
+// against (a cold start: in run 11's rounds, 3-23% slower than over the whole 1M stream).
 const REFERENCE_FIRST_REPORTS = 50000;
 
 /**
  * Decode-only rates. Ours over the first 200k reports, after a warm-up. The reference library's
  * over every report of the stream, the same reports the ingest takes, from a cold start as the
- * ingest's: the verdict's figure (`referenceDecodePerS`). Until run 10 it was timed over the
+ * ingest's: the verdict's figure (`referenceDecodePerS`). Runs 1 to 10 timed it over the
  * first 50k reports alone, which charged the reference its JIT warm-up over 50k reports while
  * the ingest spread its own over the whole stream; that figure is still timed, as the first
  * stretch of the same pass (`referenceFirstPerS`).
