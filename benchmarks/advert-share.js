@@ -30,6 +30,7 @@ const os = require('os');
 const { spawnSync } = require('child_process');
 const { writeResult } = require('./lib/results');
 const { median } = require('./lib/report');
+const { referenceDecodeRates, cpuSeconds } = require('./lib/reference-decode');
 const { DEFAULTS } = require('../imports/core/simulate/profiles');
 
 const arg = (name, fallback) => {
@@ -49,11 +50,6 @@ const VARIANTS = {
 };
 
 const round = (value, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
-
-function cpuSeconds(since) {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / 1e6;
-}
 
 // The reference library's verifying decode (decodeWithVerification: its Ed25519 check of every
 // advert, async) is some 6 times slower than its decode: timed over the first
@@ -76,12 +72,10 @@ async function runChild(name, verify, count, verifyingCount) {
     hashes.add(packet.hash);
     if (packet.payloadType === 4) adverts++;
   }
-  let started = process.cpuUsage();
-  for (const report of reports) MeshCorePacketDecoder.decode(report.raw);
-  const referencePerS = reports.length / cpuSeconds(started);
+  const referencePerS = referenceDecodeRates(reports).perS;
   global.gc();
   const engine = createEngine({ channels, store: { memoryBudgetBytes: 64 * 1024 ** 3, verifyAdverts: verify } });
-  started = process.cpuUsage();
+  let started = process.cpuUsage();
   for (const report of reports) engine.ingest(report);
   const ingestPerS = reports.length / cpuSeconds(started);
   const stats = engine.store.stats();

@@ -35,7 +35,7 @@ const { createSimulator } = require('../imports/core/simulate');
 const { parseObserverMessage } = require('../imports/core/observer-message');
 const { simulatedReports } = require('./lib/simulated-reports');
 const { decodePacket, signatureChecks } = require('../imports/core/decode');
-const { MeshCorePacketDecoder } = require('@michaelhart/meshcore-decoder');
+const { referenceDecodeRates, cpuSeconds } = require('./lib/reference-decode');
 const { createEngine } = require('../imports/core/engine');
 const { percentile, median, renderCoreReport, perReportAndHop } = require('./lib/report');
 const { writeResult, readResult } = require('./lib/results');
@@ -79,12 +79,6 @@ const COST_REPORTS = 300000;
 const COST_SAMPLING_US = 250;
 // Child mode of the rounds: --ingest-round=<profile> measures one mesh and prints one JSON line.
 const roundChild = argValue('ingest-round');
-
-/** CPU seconds (user + system) of this process since `since` (a process.cpuUsage() value). */
-function cpuSeconds(since) {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / 1e6;
-}
 
 function gc() {
   if (global.gc) { global.gc(); global.gc(); }
@@ -226,37 +220,19 @@ function meanHops(reports) {
   return reports.length ? hops / reports.length : 0;
 }
 
-// The reference library's rate over its first reports alone: the figure runs 1-10 compared
-// against (a cold start: in run 11's rounds, 3-23% slower than over the whole 1M stream).
-const REFERENCE_FIRST_REPORTS = 50000;
-
 /**
  * Decode-only rates. Ours over the first 200k reports, after a warm-up. The reference library's
- * over every report of the stream, the same reports the ingest takes, from a cold start as the
- * ingest's: the verdict's figure (`referenceDecodePerS`). Runs 1 to 10 timed it over the
- * first 50k reports alone, which charged the reference its JIT warm-up over 50k reports while
- * the ingest spread its own over the whole stream; that figure is still timed, as the first
- * stretch of the same pass (`referenceFirstPerS`).
+ * over every report of the stream, the same reports the ingest takes, and over its first 50k
+ * alone (lib/reference-decode.js): the first is the verdict's figure (`referenceDecodePerS`).
  */
 function measureDecode(reports) {
   const decodeSample = reports.slice(0, Math.min(200000, reports.length));
   for (let i = 0; i < Math.min(20000, decodeSample.length); i++) decodePacket(decodeSample[i].raw.toLowerCase()); // warm-up
-  let cpu0 = process.cpuUsage();
+  const cpu0 = process.cpuUsage();
   for (const report of decodeSample) decodePacket(report.raw.toLowerCase());
   const decodeOnlyPerS = decodeSample.length / cpuSeconds(cpu0);
-  const firstCount = Math.min(REFERENCE_FIRST_REPORTS, reports.length);
-  cpu0 = process.cpuUsage();
-  for (let i = 0; i < firstCount; i++) MeshCorePacketDecoder.decode(reports[i].raw);
-  const firstSeconds = cpuSeconds(cpu0);
-  cpu0 = process.cpuUsage();
-  for (let i = firstCount; i < reports.length; i++) MeshCorePacketDecoder.decode(reports[i].raw);
-  const restSeconds = cpuSeconds(cpu0);
-  return {
-    decodeOnlyPerS,
-    referenceDecodePerS: reports.length / (firstSeconds + restSeconds),
-    referenceFirstPerS: firstCount / firstSeconds,
-    referenceReports: reports.length,
-  };
+  const reference = referenceDecodeRates(reports);
+  return { decodeOnlyPerS, referenceDecodePerS: reference.perS, referenceFirstPerS: reference.firstPerS, referenceReports: reference.reports };
 }
 
 /** Ingest every report of one profile; rates per fifth, heap per report, snapshots at 28k and at the end. */

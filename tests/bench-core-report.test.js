@@ -33,6 +33,23 @@ function roundsResult(rounds) {
   };
 }
 
+/** The two test rounds, `key` set to values[i] in round i, and their rounds result (without the spread of `key`). */
+function roundsWith(key, values) {
+  const rounds = [round(1, 60000, 30000), round(2, 62000, 25000)];
+  rounds.forEach((entry, i) => { entry[key] = values[i]; });
+  return roundsResult(rounds);
+}
+
+/** A default-mesh profile result with every field the report reads (1, no views), then `extra`. */
+function profileResult(extra) {
+  return { views: {}, ingest_per_s: 1, decode_only_per_s: 1, reference_library_decode_only_per_s: 1, nodes: 1, observers: 1, packets: 1, transmissions: 1, hops_per_report: 1, ingest_cpu_us_per_report: 1, ingest_to_reference_decode_ratio: 1, fifth_rates_per_s: [1], ingest_flatness: 1, bytes_per_packet: 1, memory_calibration: { estimate_to_heap: 1 }, ...extra };
+}
+
+/** renderCoreReport of a test run holding only `parts` (ingest_rounds, profiles). */
+function renderRun(parts) {
+  return renderCoreReport({ benchmark: 'core', command: 'test', date: 'today', machine: { cpus: 2, cpu: 'test', memoryGiB: 1, node: 'v20' }, ...parts });
+}
+
 test('perReportAndHop: reports x (1 + hops) per CPU-second, large over default', () => {
   // 30,000 x 6 / (60,000 x 3.68) = 0.815
   assert.strictEqual(perReportAndHop(round(1, 60000, 30000)), 0.815);
@@ -43,11 +60,11 @@ test('perReportAndHop: reports x (1 + hops) per CPU-second, large over default',
 test('renderCoreReport: the rounds table shows the per report + hop column only when the run stored it', () => {
   const rounds = [round(1, 60000, 30000), round(2, 62000, 25000)];
   const base = roundsResult(rounds);
-  const old = renderCoreReport({ benchmark: 'core', command: 'test', date: 'today', machine: { cpus: 2, cpu: 'test', memoryGiB: 1, node: 'v20' }, ingest_rounds: base });
+  const old = renderRun({ ingest_rounds: base });
   assert.match(old, /\| round \| order \|/);
   assert.doesNotMatch(old, /per report \+ hop/);
   for (const r of rounds) r.large_to_default_per_report_and_hop = perReportAndHop(r);
-  const withHops = renderCoreReport({ benchmark: 'core', command: 'test', date: 'today', machine: { cpus: 2, cpu: 'test', memoryGiB: 1, node: 'v20' }, ingest_rounds: { ...base, large_to_default_per_report_and_hop: spread(rounds.map((r) => r.large_to_default_per_report_and_hop)) } });
+  const withHops = renderRun({ ingest_rounds: { ...base, large_to_default_per_report_and_hop: spread(rounds.map((r) => r.large_to_default_per_report_and_hop)) } });
   assert.match(withHops, /… per report \+ hop \|/);
   assert.match(withHops, /\| 0\.815 \|/);
   assert.match(withHops, /0\.6 target is about 0\.98/);
@@ -55,8 +72,7 @@ test('renderCoreReport: the rounds table shows the per report + hop column only 
 
 test('renderCoreReport: a view over its p99 target says what its first call and its later calls took, when the run recorded them', () => {
   const view = (extra) => ({ p50_ms_28k: 0.2, p99_ms_28k: 14.5, cpu_p99_ms_28k: 14.6, p50_ms_1m: 0.5, p99_ms_1m: 9.7, cpu_p99_ms_1m: 9.7, params: ['pubKey+days'], ...extra });
-  const profile = (views) => ({ views, ingest_per_s: 1, decode_only_per_s: 1, reference_library_decode_only_per_s: 1, nodes: 1, observers: 1, packets: 1, transmissions: 1, hops_per_report: 1, ingest_cpu_us_per_report: 1, ingest_to_reference_decode_ratio: 1, fifth_rates_per_s: [1], ingest_flatness: 1, bytes_per_packet: 1, memory_calibration: { estimate_to_heap: 1 } });
-  const render = (views) => renderCoreReport({ benchmark: 'core', command: 'test', date: 'today', machine: { cpus: 2, cpu: 'test', memoryGiB: 1, node: 'v20' }, profiles: { default: profile(views) } });
+  const render = (views) => renderRun({ profiles: { default: profileResult({ views }) } });
   const withFirst = render({ node: view({ first_call_ms_28k: 21.3, p99_after_first_calls_ms_28k: 4.3, first_call_ms_1m: 9.7, p99_after_first_calls_ms_1m: 4.4 }) });
   assert.match(withFirst, /\| \*\*28k over \(first call 21\.3; later calls p99 4\.3\)\*\* \|/);
   assert.match(withFirst, /The verdict is on every call\..*nearest rank/);
@@ -68,34 +84,25 @@ test('renderCoreReport: a view over its p99 target says what its first call and 
 });
 
 test('renderCoreReport: the default mesh without advert checks beside the target, when the run measured it', () => {
-  const rounds = [round(1, 60000, 30000), round(2, 62000, 25000)];
-  rounds[0].default_unverified_to_reference = 1.4;
-  rounds[1].default_unverified_to_reference = 1.5;
-  const base = roundsResult(rounds);
-  const machine = { cpus: 2, cpu: 'test', memoryGiB: 1, node: 'v20' };
-  const without = renderCoreReport({ benchmark: 'core', command: 'test', date: 'today', machine, ingest_rounds: base });
+  const base = roundsWith('default_unverified_to_reference', [1.4, 1.5]);
+  const without = renderRun({ ingest_rounds: base });
   assert.doesNotMatch(without, /Without Ed25519 advert checks/);
-  const withBare = renderCoreReport({ benchmark: 'core', command: 'test', date: 'today', machine, ingest_rounds: { ...base, default_unverified_to_reference: spread([1.4, 1.5]) } });
+  const withBare = renderRun({ ingest_rounds: { ...base, default_unverified_to_reference: spread([1.4, 1.5]) } });
   assert.match(withBare, /Without Ed25519 advert checks .*: default \/ reference \*\*1\.4\*\* \(1\.4–1\.5\) \(rounds 1\.4, 1\.5\)/);
   // The target's verdict stays on the figure with the checks (1.2 here: missed).
   assert.match(withBare, /default \/ reference ≥ 1\.5 \(\*\*missed\*\*\)/);
 });
 
 test('renderCoreReport: the reference timed over the whole stream, with its first 50k beside it, when the run measured both', () => {
-  const rounds = [round(1, 60000, 30000), round(2, 62000, 25000)];
-  rounds[0].default_to_reference_first_50k = 1.3;
-  rounds[1].default_to_reference_first_50k = 1.25;
-  const base = roundsResult(rounds);
-  const machine = { cpus: 2, cpu: 'test', memoryGiB: 1, node: 'v20' };
-  const older = renderCoreReport({ benchmark: 'core', command: 'test', date: 'today', machine, ingest_rounds: base });
+  const base = roundsWith('default_to_reference_first_50k', [1.3, 1.25]);
+  const older = renderRun({ ingest_rounds: base });
   assert.doesNotMatch(older, /first 50k reports alone/);
-  const both = renderCoreReport({ benchmark: 'core', command: 'test', date: 'today', machine, ingest_rounds: { ...base, default_to_reference_first_50k: spread([1.3, 1.25]) } });
+  const both = renderRun({ ingest_rounds: { ...base, default_to_reference_first_50k: spread([1.3, 1.25]) } });
   assert.match(both, /timed over every report of the stream.*first 50k reports alone, as runs 1–10 timed it: default \/ reference \*\*1\.3\*\* \(1\.25–1\.3\) \(rounds 1\.3, 1\.25\)/);
   // The verdict stays on the whole-stream figure (1.2 and 1.24 here: missed).
   assert.match(both, /default \/ reference ≥ 1\.5 \(\*\*missed\*\*\)/);
 
-  const profile = (extra) => ({ views: {}, ingest_per_s: 60000, decode_only_per_s: 1, reference_library_decode_only_per_s: 50000, nodes: 1, observers: 1, packets: 1, transmissions: 1, hops_per_report: 1, ingest_cpu_us_per_report: 1, ingest_to_reference_decode_ratio: 1.2, fifth_rates_per_s: [1], ingest_flatness: 1, bytes_per_packet: 1, memory_calibration: { estimate_to_heap: 1 }, ...extra });
-  const render = (extra) => renderCoreReport({ benchmark: 'core', command: 'test', date: 'today', machine, profiles: { default: profile(extra) } });
+  const render = (extra) => renderRun({ profiles: { default: profileResult({ ingest_per_s: 60000, reference_library_decode_only_per_s: 50000, ingest_to_reference_decode_ratio: 1.2, ...extra }) } });
   const oldProfile = render({});
   assert.match(oldProfile, /reference library \(@michaelhart\/meshcore-decoder\), over its first 50k reports \| 50,000\/s/);
   const newProfile = render({ reference_decode_reports: 1000000, reference_library_first_50k_per_s: 44000, ingest_to_reference_first_50k_ratio: 1.364 });
