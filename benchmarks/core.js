@@ -535,8 +535,8 @@ function verifyMicrosPerBackend() {
  * inspector, in this process), the first third untimed (warm-up), and the profile's samples
  * attributed to decoding (and within it Ed25519 checks, group-text decryption, the content
  * hash), to each view's apply (by the view's file, inclusive of what it calls; the shared
- * node-health tracker runs under the first of nodes/node/bulkHealth to apply, and is also shown
- * alone), to the store's own work (ingest minus decoding and views) and to the garbage collector.
+ * node tracker, node-tracker.js, runs under the first of nodes/node/bulkHealth to apply, and is
+ * also shown alone), to the store's own work (ingest minus decoding and views) and to the garbage collector.
  * Shares of the sampled CPU, not rates: the profiler slows everything, and shares are what tell
  * a target's distance in work (benchmarks/README.md quotes them).
  */
@@ -619,7 +619,7 @@ function attributeProfile(data) {
     decode_content_hash: share(outermost((f) => f.functionName === 'contentHash')),
     store: share(ingest - decode - viewsTotal),
     views: share(viewsTotal),
-    node_health_tracker: share(outermost((f) => f.functionName === 'apply' && fileOf(f) === 'node-health.js')),
+    node_health_tracker: share(outermost((f) => f.functionName === 'apply' && fileOf(f) === 'node-tracker.js')),
     by_view_file: views,
     garbage_collector: share(gcTime),
     sampled_ms: Math.round(sampled / 1000),

@@ -122,3 +122,17 @@ test('an ingest round of the default mesh without advert checks runs with verifi
   assert.strictEqual(result.reference_decode_reports, 60000);
   assert.ok(result.reference_library_first_50k_per_s > 0);
 });
+
+test('the cost shares find decoding, the node tracker and each view by the files that hold them', { timeout: 120000 }, (t) => {
+  // The shares are read from a CPU profile by file and function name: a file renamed without
+  // the benchmark would silently count 0 (the node tracker moved out of node-health.js).
+  const dir = require('fs').mkdtempSync(path.join(require('os').tmpdir(), 'meshpulse-costs-'));
+  t.after(() => require('fs').rmSync(dir, { recursive: true, force: true }));
+  const out = path.join(dir, 'costs.json');
+  execFileSync(process.execPath, ['--expose-gc', path.join(__dirname, '..', 'benchmarks', 'core.js'), '--only=costs', '--quick', `--out=${out}`], { encoding: 'utf8' });
+  const { shares } = JSON.parse(require('fs').readFileSync(out, 'utf8')).cost_shares.default;
+  for (const part of ['decode', 'decode_ed25519', 'decode_content_hash', 'store', 'views', 'node_health_tracker']) assert.ok(shares[part] > 0, `${part}: ${shares[part]}`);
+  // The tracker runs under the first of nodes/node/bulkHealth to apply: inside nodes' share.
+  assert.ok(shares.node_health_tracker <= shares.by_view_file.nodes, JSON.stringify(shares));
+  for (const view of ['nodes', 'node', 'rf', 'neighbours', 'topology', 'subpaths']) assert.ok(shares.by_view_file[view] > 0, `${view}: ${JSON.stringify(shares.by_view_file)}`);
+});

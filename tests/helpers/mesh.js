@@ -158,7 +158,7 @@ function observationsNaming(tx, key) {
 }
 
 /**
- * A node's packets by the per-key definition of node-health.js: for each of its keys (public
+ * A node's packets by the per-key definition of node-tracker.js: for each of its keys (public
  * key, 1-, 2- and 3-byte prefixes) the stored transmissions naming it, concatenated (a
  * transmission naming two of its keys appears twice).
  */

@@ -3,10 +3,11 @@
  * bulkHealth: the health figures of the `node` view (observers hearing it, packets, packets
  * today, mean SNR, mean hops, last heard, status) for the N most recently heard nodes, for a
  * fleet table. Figures come from per-node sums kept as packets arrive and leave
- * (node-health.js), so a snapshot is O(nodes log nodes + N).
+ * (node-tracker.js), so a snapshot is O(nodes log nodes + N).
  */
 const { defineView } = require('./view');
-const { sharedTracker, healthSummary } = require('./node-health');
+const { sharedTracker } = require('./node-tracker');
+const { healthSummary } = require('./node-health');
 
 module.exports = defineView({
   name: 'bulkHealth',

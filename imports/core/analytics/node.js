@@ -13,7 +13,7 @@
  * 'auto' picks the finest size with at most 180 buckets from when the node was first heard (in
  * the window) to now. The heatmap, availability and longest silence stay hourly.
  *
- * "Its packets" and how 1-byte prefixes shared by several nodes count: see node-health.js;
+ * "Its packets" and how 1-byte prefixes shared by several nodes count: see node-tracker.js;
  * `ambiguousPrefix` says when this node shares its first key byte with another known node,
  * so that 1-byte hops, src and dest hashes counted here may be the other node's.
  *
@@ -25,23 +25,24 @@
  * at least one packet. The longest silence is the longest gap from the window start to the
  * first packet, between consecutive packets, or from the last packet to `now`, from each hour's
  * first/last time and longest inner gap; the rare hour whose inner times are no longer exact
- * (see node-health.js) is re-read from the store's indexes (O(its packets in that hour)), and
+ * (see hour-times.js) is re-read from the store's indexes (O(its packets in that hour)), and
  * that read is kept until one of the hour's buckets changes (HourReads).
  *
  * Definitions: SNR/RSSI figures are over every observation of the node's packets (a packet's
  * `snr` in recentPackets is the mean of its observations); hops are the packet's hop count as
  * first heard; relayed = packets whose observed paths name the node as a hop (relayPct is its
  * share of the window's packets); a peer's count is the number of observations in which it was
- * next to the node (see ObservationPeers in node-health.js); observer counts are observations.
+ * next to the node (see ObservationPeers in observation-keys.js); observer counts are observations.
  *
  * Subscribers are told only about their node: apply/evict return the public keys whose
  * aggregates changed, and scopeOf is the public key.
  */
 const { defineView, memoryPart, topEntries, hourBucket, HOUR_MS, DAY_MS } = require('./view');
 const { TimeCounts, chooseBucket, describeBucket, bucketParam, newestTime, HOUR_MS: ONE_HOUR } = require('./time-buckets');
+const { NodeTracker, sharedTracker, HOP_BINS, dayStart } = require('./node-tracker');
+const { hourTimes, HOUR_FIELD: H } = require('./hour-times');
 const {
-  NodeTracker, sharedTracker, healthSummary, HOP_BINS, observerTotals, prefixSharers, signalGrade, mean, hourTimes, dayStart, HOUR_FIELD: H,
-  forEachTransmissionOfNode, recentTransmissionsOfNode,
+  healthSummary, observerTotals, prefixSharers, signalGrade, mean, forEachTransmissionOfNode, recentTransmissionsOfNode,
 } = require('./node-health');
 const { nodeStatus } = require('../node-status');
 const { PAYLOAD_TYPES } = require('../decode');
@@ -107,7 +108,7 @@ const HOUR_READS_LIMIT = 1024;
  * mesh a busy node's every hour is shared by its key's and its prefixes' buckets, and each is
  * re-read at every snapshot (about half of a busy node's snapshot: ~12,000 transmissions read
  * for 7 hours at 300k reports). An hour's transmissions change only through its buckets (every
- * packet added or taken back moves a bucket's VERSION, node-health.js), so a kept read is
+ * packet added or taken back moves a bucket's VERSION, hour-times.js), so a kept read is
  * valid while the hour has the same bucket objects at the same versions. Bounded: at most
  * `limit` hours, the least recently used go first (~2 KB each at worst, when it is the last holder
  * of its 4 buckets: about 2 MB at the default limit, not charged to the budget).
@@ -223,7 +224,7 @@ const SNR_SUM = 1;
 const SNR_COUNT = 2;
 const FINE_LEVELS = [{ name: 'minute', keepMs: 3 * ONE_HOUR }, { name: '5min', keepMs: 24 * ONE_HOUR }];
 
-/** Keys an observation names (node-health.js): the advert key, src and dest hashes, its path's hops; each once. */
+/** Keys an observation names (observation-keys.js): the advert key, src and dest hashes, its path's hops; each once. */
 function keysNamedBy(tx, observation, keys) {
   keys.length = 0;
   if (tx.advert !== null) keys.push(tx.advert.pubKey);

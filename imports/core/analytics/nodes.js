@@ -1,15 +1,16 @@
 'use strict';
 /**
  * nodes: the node directory as a searchable, sortable, paged list, each row with its status
- * and how many stored packets involve it (see node-health.js for what "its packets" means and
+ * and how many stored packets involve it (see node-tracker.js for what "its packets" means and
  * how shared 1-byte prefixes count). Also how many nodes matched and the status counts of
  * the whole network (every known node, whatever the filters).
  *
- * Packet counts are kept per node as packets arrive and leave (node-health.js), so a snapshot
+ * Packet counts are kept per node as packets arrive and leave (node-tracker.js), so a snapshot
  * is O(nodes log nodes) whatever the number of stored packets.
  */
 const { defineView, wrapNormalizeParams, ParamError } = require('./view');
-const { sharedTracker, sumAggregates } = require('./node-health');
+const { sharedTracker } = require('./node-tracker');
+const { sumAggregates } = require('./node-health');
 const { nodeStatus } = require('../node-status');
 const { ROLES } = require('../decode');
 

@@ -2,7 +2,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { checkAgainstBruteForce, simulatedReports, assertClose, seededRandom, namesKey, observationsNaming } = require('../../helpers/mesh');
-const { newHourBucket, addTime, removeOldestTime, hourTimes, HOUR_FIELD } = require('../../../imports/core/analytics/node-health');
+const { newHourBucket, addTime, removeOldestTime, hourTimes, HOUR_FIELD } = require('../../../imports/core/analytics/hour-times');
 const { createEngine } = require('../../../imports/core/engine');
 const { VIEWS_BY_NAME } = require('../../../imports/core/analytics');
 const { nodeStatus } = require('../../../imports/core/node-status');
@@ -21,7 +21,7 @@ function bruteNode(store, params, now) {
   const node = store.nodes.get(params.pubKey);
   if (!node) return { found: false };
   const pubKey = node.pubKey;
-  // Per-key definition (node-health.js): a node's figures sum those of its keys (public key,
+  // Per-key definition (node-tracker.js): a node's figures sum those of its keys (public key,
   // 1-, 2- and 3-byte prefixes); a transmission counts once per key that it names.
   const keys = [pubKey, pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6)];
   const all = store.transmissions();
@@ -299,7 +299,7 @@ for (const views of [['node'], ['nodes', 'node', 'bulkHealth']]) {
       const versions = new Map(Array.from(engine.store.nodes.keys(), (pubKey) => [pubKey, view.versionFor({ pubKey })]));
       const { tx, observation } = engine.ingest(report);
       for (const [pubKey, version] of versions) {
-        // A report changes the figures of the keys it names itself (node-health.js).
+        // A report changes the figures of the keys it names itself (node-tracker.js).
         const keys = [pubKey, pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6)];
         const involved = Boolean(observation) && keys.some((key) => observationsNaming(tx, key).includes(observation) && namesKey(tx, key));
         if (!involved) assert.equal(view.versionFor({ pubKey }), version, `${pubKey} was not involved`);
