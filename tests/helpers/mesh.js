@@ -125,9 +125,10 @@ function checkAgainstBruteForce(options) {
   return engine;
 }
 
-function checkProfile({ view, bruteForce, paramsList = [{}], seed = 7, count = 3000, checks = 8, store = {}, project = (snapshot) => snapshot, profile = 'default', simulator = {} }) {
+function checkProfile({ view, bruteForce, paramsList = [{}], seed = 7, count = 3000, checks = 8, store = {}, project = (snapshot) => snapshot, profile = 'default', simulator = {}, prepare = null }) {
   const { reports, channels } = simulatedReports({ seed, count, profile, simulator });
   const engine = createEngine({ channels, views: [view], store });
+  if (prepare !== null) prepare(engine); // e.g. shrink a bounded cache, so that what is past it is tested
   const instance = engine.view(view);
   const random = seededRandom(seed * 31 + 1);
   let next = 0;

@@ -126,11 +126,13 @@ class Matches {
 const KNOWN_KEYS_SIZE = 2048;
 
 class KnownKeys {
-  constructor() {
+  /** `capacity`: transmissions kept (tests make it tiny, so that entries go all the time). */
+  constructor(capacity = KNOWN_KEYS_SIZE) {
     // A ring of slots, oldest overwritten first (Map.keys().next() after many deletes from the
     // front would skip every deleted entry each time).
+    this.capacity = capacity;
     this.slotOf = new Map(); // tx -> its slot
-    this.transmissions = new Array(KNOWN_KEYS_SIZE).fill(null);
+    this.transmissions = new Array(capacity).fill(null);
     this.unions = []; // slot -> Matches over its tx's observations [0, observationsMatched)
     this.next = 0;
   }
@@ -144,7 +146,7 @@ class KnownKeys {
       if (union.observationsMatched === index) return union;
     } else {
       slot = this.next;
-      this.next = slot + 1 === KNOWN_KEYS_SIZE ? 0 : slot + 1;
+      this.next = slot + 1 === this.capacity ? 0 : slot + 1;
       const previous = this.transmissions[slot];
       if (previous !== null) this.slotOf.delete(previous);
       this.transmissions[slot] = tx;
@@ -207,4 +209,4 @@ function matchPathSlots(path, matches, hopSlots) {
   return matches;
 }
 
-module.exports = { MATCHED, HOP, Matches, ObservationPeers, KnownKeys, seenPath, matchStatic, matchPath, matchPathSlots };
+module.exports = { MATCHED, HOP, KNOWN_KEYS_SIZE, Matches, ObservationPeers, KnownKeys, seenPath, matchStatic, matchPath, matchPathSlots };
