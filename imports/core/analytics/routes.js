@@ -70,9 +70,9 @@ function forget(state, tx) {
   if (state.part) state.part.add(-entry.bytes);
 }
 
-/** Drop the least recently used memo entries past MAX_MEMO_ROUTES (the older of each memo's oldest first). */
+/** Drop the least recently used memo entries past state.maxMemoRoutes (the older of each memo's oldest first). */
 function trimMemos(state) {
-  while (state.memo.size + state.weighedMemo.size > MAX_MEMO_ROUTES) {
+  while (state.memo.size + state.weighedMemo.size > state.maxMemoRoutes) {
     const plain = state.memo.size > 0 ? state.memo.entries().next().value : null;
     const weighed = state.weighedMemo.size > 0 ? state.weighedMemo.entries().next().value : null;
     forget(state, plain !== null && (weighed === null || plain[1].used <= weighed[1].used) ? plain[0] : weighed[0]);
@@ -175,7 +175,8 @@ module.exports = defineView(withSnapshotCache({
     to: { type: 'number', min: 0 },
     limit: { type: 'int', default: 200, min: 1, max: 2000 },
   },
-  createState: () => ({ memo: new Map(), weighedMemo: new Map(), memoStamp: null, memoBytes: 0, memoAt: 0, uses: 0, adverts: 0, part: null }),
+  // maxMemoRoutes: MAX_MEMO_ROUTES (tests lower it, so that routes past it are tested).
+  createState: () => ({ memo: new Map(), weighedMemo: new Map(), maxMemoRoutes: MAX_MEMO_ROUTES, memoStamp: null, memoBytes: 0, memoAt: 0, uses: 0, adverts: 0, part: null }),
   // Every packet may be the newest in someone's range; the snapshot is bounded by `limit`.
   apply(state, tx, observation) {
     if (tx.advert && isFirstObservation(tx, observation)) state.adverts++;

@@ -374,6 +374,8 @@ test('node keeps re-read hours only while their buckets are unchanged: exact aga
   const keeping = createEngine({ channels, views: ['node'] });
   const fresh = createEngine({ channels, views: ['node'] });
   fresh.view('node').state.hourReads.limit = 0; // reads every time, keeps nothing
+  const tight = createEngine({ channels, views: ['node'] });
+  tight.view('node').state.hourReads.limit = 1; // keeps one: the least recently used out all the time
   const random = seededRandom(5);
   let next = 0;
   let compared = 0;
@@ -382,10 +384,12 @@ test('node keeps re-read hours only while their buckets are unchanged: exact aga
     for (let i = 0; i < step && next < stretched.length; i++, next++) {
       keeping.ingest(stretched[next]);
       fresh.ingest(stretched[next]);
+      tight.ingest(stretched[next]);
     }
     if (random() < 0.3) {
       keeping.store.evictOldest();
       fresh.store.evictOldest();
+      tight.store.evictOldest();
     }
     if (next < 600) continue;
     const now = keeping.store.lastTime + Math.floor(random() * HOUR);
@@ -393,6 +397,7 @@ test('node keeps re-read hours only while their buckets are unchanged: exact aga
       const normalized = keeping.view('node').normalizeParams(params);
       const kept = keeping.snapshot('node', params, now);
       assert.deepEqual(kept, fresh.snapshot('node', params, now), `node(${JSON.stringify(params)}) at report ${next}`);
+      assert.deepEqual(tight.snapshot('node', params, now), kept, `node(${JSON.stringify(params)}) at report ${next}, one read kept`);
       if (compared++ % 10 === 0) assertClose(kept, bruteNode(keeping.store, normalized, now), `node(${JSON.stringify(params)}) at report ${next}`);
     }
   }
@@ -401,4 +406,7 @@ test('node keeps re-read hours only while their buckets are unchanged: exact aga
   assert.ok(hits > reads, `most re-reads were answered from what was kept (${hits} hits, ${reads} reads)`);
   assert.ok(kept.size <= keeping.view('node').state.hourReads.limit);
   assert.equal(fresh.view('node').state.hourReads.hits, 0);
+  assert.ok(tight.view('node').state.hourReads.kept.size <= 1);
+  // Keeping one, it forgot reads the other kept, and read those hours again.
+  assert.ok(tight.view('node').state.hourReads.reads > reads, `${tight.view('node').state.hourReads.reads} reads keeping one, ${reads} keeping ${keeping.view('node').state.hourReads.limit}`);
 });

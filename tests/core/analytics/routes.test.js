@@ -50,6 +50,15 @@ test('routes equals a brute-force range scan after random inserts and evictions'
   checkAgainstBruteForce({ view: 'routes', bruteForce: bruteRoutes, paramsList: paramsFor });
 });
 
+test('routes stays exact with its memo of resolved routes capped at 3 (the least recently used out at every snapshot)', () => {
+  const engine = checkAgainstBruteForce({
+    view: 'routes', bruteForce: bruteRoutes, paramsList: paramsFor, seed: 19, count: 2000, checks: 4,
+    prepare: (fresh) => { fresh.view('routes').state.maxMemoRoutes = 3; },
+  });
+  const { state } = engine.view('routes');
+  assert.ok(state.memo.size + state.weighedMemo.size <= 3, `${state.memo.size} + ${state.weighedMemo.size} routes kept`);
+});
+
 test('routes resolve hops to placed repeaters on the simulated mesh, and refuse bad params', () => {
   const { reports, channels } = simulatedReports({ seed: 5, count: 3000 });
   const engine = createEngine({ channels, views: ['routes'] });
