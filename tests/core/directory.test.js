@@ -53,3 +53,22 @@ test('nodes unheard for maxAgeMs leave at the next sweep; stubs go with the last
   while (store.size > 0) store.evictOldest();
   assert.equal(store.stubs.size, 0, 'no stub outlives the packets naming its prefix');
 });
+
+test('a node remembers at most 64 neighbours for hop resolution; further ones are ignored, and the directory is charged for the kept ones alone', () => {
+  const engine = createEngine();
+  const { store } = engine;
+  const hex = (i) => i.toString(16).padStart(64, '0');
+  const hub = store.restoreNode({ pubKey: hex(1), role: 'repeater', firstSeen: 0 });
+  const others = Array.from({ length: 80 }, (_, i) => store.restoreNode({ pubKey: hex(1000 + i), role: 'repeater', firstSeen: 0 }));
+  const part = store.directory.directoryPart;
+  const before = part.bytes;
+  for (const other of others) store.directory.learnAdjacency(hub, other);
+  assert.equal(hub.neighbours.size, 64);
+  assert.deepEqual([...hub.neighbours], others.slice(0, 64).map((node) => node.pubKey), 'the first 64 kept, later ones ignored');
+  for (const other of others) assert.equal(other.neighbours.size, 1, 'each other node remembers the hub');
+  // Learning a kept pair again changes nothing.
+  const charged = part.bytes;
+  store.directory.learnAdjacency(hub, others[3]);
+  assert.equal(part.bytes, charged);
+  assert.ok(charged > before);
+});

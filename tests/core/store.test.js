@@ -27,6 +27,36 @@ test('one transmission heard by several observers is stored once, with every obs
   assert.equal(store.observationCount, store.transmissions().reduce((n, tx) => n + tx.observations.length, 0));
 });
 
+test('a transmission keeps 64 observations: further reports of it are counted as dropped, not stored, and change no view', () => {
+  const { reports, channels } = simulatedReports({ seed: 4, count: 50 });
+  const engine = createEngine({ channels });
+  const { store } = engine;
+  const { raw, time } = reports.find((report) => engine.ingest(report).isNew);
+  const tx = store.transmissions().find((stored) => stored.raw === Buffer.from(raw, 'hex').toString('latin1'));
+  const versions = () => store.views.map((view) => view.version);
+  let stored = tx.observations.length;
+  let dropped = 0;
+  for (let i = 0; i < 80; i++) {
+    const viewVersions = versions();
+    const result = engine.ingest({ raw, observerId: `cap-observer-${i}`, snr: 5, rssi: -90, time: time + i });
+    assert.equal(result.error, undefined);
+    if (stored < 64) {
+      stored++;
+      assert.notEqual(result.observation, null);
+    } else {
+      dropped++;
+      assert.equal(result.observation, null, `report ${i} is past the cap`);
+      assert.deepEqual(versions(), viewVersions, 'no view changed');
+    }
+  }
+  assert.equal(tx.observations.length, 64);
+  assert.equal(store.counters.observationsDropped, dropped);
+  assert.ok(dropped > 0);
+  assert.equal(store.observationCount, store.transmissions().reduce((n, stored) => n + stored.observations.length, 0));
+  while (store.size > 0) store.evictOldest();
+  assert.equal(store.memory.part('packets').bytes, 0);
+});
+
 test('evicting everything leaves no trace in any index or view', () => {
   const { engine, channels } = filledEngine();
   const { store } = engine;
