@@ -3,7 +3,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const { createEngine } = require('../../../imports/core/engine');
 const { simulatedReports, assertClose } = require('../../helpers/mesh');
-const { MAX_AGE_MS } = require('../../../imports/core/analytics/snapshot-cache');
+const { MAX_AGE_MS, MAX_ENTRIES } = require('../../../imports/core/analytics/snapshot-cache');
 const VIEWS = require('../../../imports/core/analytics');
 
 const CACHED = ['routes', 'subpaths', 'neighbours', 'distances', 'rf', 'hashSizes', 'topology'];
@@ -90,3 +90,26 @@ for (const profile of ['default', 'large']) {
     assert.equal(live.state.memo.size + live.state.weighedMemo.size, 0);
   });
 }
+
+test('past its 4 params per view, the cache keeps the newest 4 and every answer stays the one a fresh view gives', () => {
+  const { reports, channels } = simulatedReports({ seed: 22, count: 1200, profile: 'default' });
+  const engine = createEngine({ channels, views: ['subpaths'] });
+  for (const report of reports) engine.ingest(report);
+  const view = engine.view('subpaths');
+  const late = fresh(engine, 'subpaths');
+  const now = engine.store.lastTime;
+  const paramsList = [2, 3, 4, 5, 6, 7].map((minLength) => ({ minLength, limit: 20 }));
+  assert.ok(paramsList.length > MAX_ENTRIES);
+  for (let round = 0; round < 3; round++) {
+    for (const params of paramsList) assertClose(view.snapshot(params, now), late.snapshot(params, now), `round ${round} ${JSON.stringify(params)}`);
+  }
+  const cache = view.state.snapshotCache;
+  assert.equal(cache.entries.size, MAX_ENTRIES);
+  // Asked in a cycle longer than the cache, every answer was computed again (oldest out first).
+  assert.equal(cache.hits, 0);
+  // The newest four are kept and answered from the cache while nothing changes.
+  const newest = view.snapshot(paramsList[paramsList.length - 1], now);
+  assert.equal(view.snapshot(paramsList[paramsList.length - 1], now), newest);
+  assert.equal(cache.hits, 2);
+});
+
