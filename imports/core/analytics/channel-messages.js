@@ -202,3 +202,6 @@ module.exports = defineView({
 });
 
 module.exports.identityKey = identityKey;
+// For its tests: the scope lists, and how many channel names they are kept for.
+module.exports.scopesOf = scopesOf;
+module.exports.scopeCacheSize = () => scopeCache.size;

@@ -186,3 +186,24 @@ test('channelMessages keeps two messages apart when their identity keys collide'
   engine.store.evictOldest();
   assert.equal(view.state.messages.size, 0);
 });
+
+test('scope lists past their 1,024 cached channel names and 256 hashes per name: built per call, the same content', () => {
+  const { scopesOf, scopeCacheSize } = require('../../../imports/core/analytics/channel-messages');
+  const txOf = (name, hash) => ({ channelHash: hash, message: { channel: name } });
+  const hashOf = (i) => (i % 256).toString(16).padStart(2, '0');
+  for (let i = 0; i < 1100; i++) {
+    const name = `cap-channel-${i}`;
+    const first = scopesOf(txOf(name, hashOf(i)));
+    assert.deepEqual(first, [hashOf(i), `name:${name}`]);
+    assert.ok(Object.isFrozen(first));
+    // Asked again: the kept list while the cache has room, an equal one past it.
+    assert.deepEqual(scopesOf(txOf(name, hashOf(i))), first);
+    if (i < 900) assert.equal(scopesOf(txOf(name, hashOf(i))), first, `name ${i} kept`);
+  }
+  assert.ok(scopeCacheSize() <= 1024, `${scopeCacheSize()} names kept`);
+  // One name under 300 hashes: 256 kept, the rest built per call.
+  for (let h = 0; h < 300; h++) {
+    const hash = h.toString(16).padStart(3, '0');
+    assert.deepEqual(scopesOf(txOf('cap-channel-0', hash)), [hash, 'name:cap-channel-0']);
+  }
+});
