@@ -28,7 +28,7 @@
  */
 const os = require('os');
 const { spawnSync } = require('child_process');
-const { writeResult } = require('./lib/results');
+const { writeResult, writeResultFile } = require('./lib/results');
 const { median } = require('./lib/report');
 const { referenceDecodeRates, cpuSeconds } = require('./lib/reference-decode');
 const { DEFAULTS } = require('../imports/core/simulate/profiles');
@@ -166,7 +166,7 @@ function main() {
     rounds: runs,
     duration_s: Math.round((Date.now() - started) / 1000),
   };
-  if (out !== null) require('fs').writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+  if (out !== null) writeResultFile(out, result);
   else writeResult('advert-share', result);
   for (const [name, v] of Object.entries(variants)) {
     console.log(`${name}: adverts ${(100 * v.advert_share).toFixed(1)}%; default / reference ${v.to_reference_checked.median} (${v.to_reference_checked.min}-${v.to_reference_checked.max}) with checks, ${v.to_reference_unchecked.median} without; checks ${(100 * v.checks_share_of_ingest_cpu.median).toFixed(1)}% of ingest; against the reference with its checks ${v.to_verifying_reference.median}`);

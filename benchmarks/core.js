@@ -38,7 +38,7 @@ const { decodePacket, signatureChecks } = require('../imports/core/decode');
 const { referenceDecodeRates, cpuSeconds } = require('./lib/reference-decode');
 const { createEngine } = require('../imports/core/engine');
 const { percentile, median, renderCoreReport, perReportAndHop } = require('./lib/report');
-const { writeResult, readResult } = require('./lib/results');
+const { writeResult, writeResultFile, readResult } = require('./lib/results');
 const { hostileStream } = require('../imports/core/simulate/hostile');
 const { keyPairFromSeed } = require('../imports/core/simulate/packets');
 const { resolvePath } = require('../imports/core/hop-resolver');
@@ -814,8 +814,7 @@ function main() {
     duration_s: Math.round((Date.now() - started) / 1000),
   };
   if (outFile !== null) {
-    fs.writeFileSync(outFile, `${JSON.stringify(result, null, 2)}\n`);
-    console.log(`wrote ${outFile}`);
+    writeResultFile(outFile, result);
     return;
   }
   // A partial run (--only=profiles|hostile) replaces its part of the latest full result of the

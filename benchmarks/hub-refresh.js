@@ -21,7 +21,7 @@ const { parseObserverMessage } = require('../imports/core/observer-message');
 const { createEngine } = require('../imports/core/engine');
 const { splitLargeFields, CHUNK_DEFAULTS, KEYED_LISTS } = require('../imports/core/field-chunks');
 const fs = require('fs');
-const { writeResult } = require('./lib/results');
+const { writeResult, writeResultFile } = require('./lib/results');
 const { median } = require('./lib/report');
 
 const argValue = (name) => (process.argv.find((arg) => arg.startsWith(`--${name}=`)) || '').slice(name.length + 3) || null;
@@ -101,7 +101,7 @@ function main() {
   };
   for (const [name, v] of Object.entries(views)) console.log(`${name.padEnd(9)} ${String(v.document_bytes).padStart(6)} B  snapshot ${v.snapshot_ms_median} ms  split ${v.split_ms_median} ms (${v.split_ms_spread.min}-${v.split_ms_spread.max})`);
   console.log(`home dashboard: ${result.dashboard_refresh_ms_per_s} ms of refresh work per second`);
-  if (OUT) fs.writeFileSync(OUT, `${JSON.stringify(result, null, 2)}\n`);
+  if (OUT) writeResultFile(OUT, result);
   else writeResult('hub-refresh', result);
 }
 

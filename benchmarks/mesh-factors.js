@@ -42,7 +42,7 @@
  */
 const os = require('os');
 const { spawnSync } = require('child_process');
-const { writeResult } = require('./lib/results');
+const { writeResult, writeResultFile } = require('./lib/results');
 const { median } = require('./lib/report');
 const { hopLengthSummary, realCaptureHopLengths, hashSizeShares, realCaptureHashSizes, REAL_CAPTURE_PATH, TRACE } = require('./lib/hop-lengths');
 
@@ -199,7 +199,7 @@ function main() {
   };
   const out = arg('out', null);
   if (out === null) writeResult('mesh-factors', result);
-  else require('fs').writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+  else writeResultFile(out, result);
   const real = result.real_capture;
   console.log(real.hop_lengths ? `real capture: ${real.hop_lengths.reports} reports, mean hops ${real.hop_lengths.mean} (95% ${real.hop_lengths.mean_ci95.join('-')}), 5+ hops ${real.hop_lengths.share_5_or_more}` : `real capture: ${real.absent}`);
   for (const name of names) {

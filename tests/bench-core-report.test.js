@@ -128,7 +128,7 @@ test('the cost shares find decoding, the node tracker and each view by the files
   // the benchmark would silently count 0 (the node tracker moved out of node-health.js).
   const dir = require('fs').mkdtempSync(path.join(require('os').tmpdir(), 'meshpulse-costs-'));
   t.after(() => require('fs').rmSync(dir, { recursive: true, force: true }));
-  const out = path.join(dir, 'costs.json');
+  const out = path.join(dir, 'not-yet', 'costs.json'); // --out creates its folder (a fresh clone has no results/latest/)
   execFileSync(process.execPath, ['--expose-gc', path.join(__dirname, '..', 'benchmarks', 'core.js'), '--only=costs', '--quick', `--out=${out}`], { encoding: 'utf8' });
   const { shares } = JSON.parse(require('fs').readFileSync(out, 'utf8')).cost_shares.default;
   for (const part of ['decode', 'decode_ed25519', 'decode_content_hash', 'store', 'views', 'node_health_tracker']) assert.ok(shares[part] > 0, `${part}: ${shares[part]}`);

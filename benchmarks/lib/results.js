@@ -73,4 +73,14 @@ function writeResult(name, data, { quick = Boolean(data && data.quick), report, 
   return { file, reportFile };
 }
 
-module.exports = { BENCH_DIR, PUBLISHED_DIR, LATEST_DIR, resultsDir, resultFileName, readResult, writeResult };
+/**
+ * A result written where `--out=FILE` says (development runs, tests), its folder made first: a
+ * fresh clone has no benchmarks/results/latest/ (ignored), and a long run must not end in ENOENT.
+ */
+function writeResultFile(file, data, { log = console.log } = {}) {
+  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
+  log(`wrote ${shown(path.resolve(file))}`);
+}
+
+module.exports = { BENCH_DIR, PUBLISHED_DIR, LATEST_DIR, resultsDir, resultFileName, readResult, writeResult, writeResultFile };
