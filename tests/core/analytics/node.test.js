@@ -376,21 +376,14 @@ test('node keeps re-read hours only while their buckets are unchanged: exact aga
   fresh.view('node').state.hourReads.limit = 0; // reads every time, keeps nothing
   const tight = createEngine({ channels, views: ['node'] });
   tight.view('node').state.hourReads.limit = 1; // keeps one: the least recently used out all the time
+  const engines = [keeping, fresh, tight]; // fed and evicted alike
   const random = seededRandom(5);
   let next = 0;
   let compared = 0;
   while (next < stretched.length) {
     const step = 1 + Math.floor(random() * 40);
-    for (let i = 0; i < step && next < stretched.length; i++, next++) {
-      keeping.ingest(stretched[next]);
-      fresh.ingest(stretched[next]);
-      tight.ingest(stretched[next]);
-    }
-    if (random() < 0.3) {
-      keeping.store.evictOldest();
-      fresh.store.evictOldest();
-      tight.store.evictOldest();
-    }
+    for (let i = 0; i < step && next < stretched.length; i++, next++) for (const engine of engines) engine.ingest(stretched[next]);
+    if (random() < 0.3) for (const engine of engines) engine.store.evictOldest();
     if (next < 600) continue;
     const now = keeping.store.lastTime + Math.floor(random() * HOUR);
     for (const params of interestingParams(keeping.store).slice(0, 3)) {
