@@ -111,9 +111,7 @@ class WindowedReader {
     while (this.current) {
       const batch = await this.current.nextBatch();
       if (batch) return batch;
-      await this.current.close();
-      this.current = this.ahead;
-      this.ahead = this.openNext();
+      await this.moveOn();
     }
     return null;
   }
@@ -122,11 +120,16 @@ class WindowedReader {
     while (this.current) {
       const doc = await this.current.peek();
       if (doc) return doc;
-      await this.current.close();
-      this.current = this.ahead;
-      this.ahead = this.openNext();
+      await this.moveOn();
     }
     return null;
+  }
+
+  /** The current window is read out: close it, read the one ahead, open the next. */
+  async moveOn() {
+    await this.current.close();
+    this.current = this.ahead;
+    this.ahead = this.openNext();
   }
 
   take() {
