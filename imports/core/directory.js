@@ -17,6 +17,15 @@
  * Prefix resolution is an index, not a scan: for each hash size (1, 2 and 3 bytes) a Map from
  * prefix to the nodes whose public key starts with it, so a hop resolves in O(1) however many
  * nodes share its first byte.
+ *
+ * Change logs, so that a view holding answers derived from nodes (resolved routes, placed
+ * prefixes) redoes only those naming a changed key:
+ *   nodeChanges       a node added or removed, renamed, re-roled or moved (`nodesVersion`);
+ *                     a node's re-advert with the same name, role and position (nearly every
+ *                     advert) is none;
+ *   adjacencyChanges  a node's learnt neighbours changed (both ends of a new link).
+ * Each keeps the keys of its last CHANGE_LOG_SIZE changes; further back, since() answers null
+ * (everything may have changed).
  */
 const { BYTES, keyBytes } = require('./memory-account');
 
@@ -36,6 +45,32 @@ const OBSERVER_BYTES = BYTES.object + 8 * BYTES.field + BYTES.mapEntry;
 const STUB_BYTES = BYTES.object + 3 * BYTES.field + 2 * BYTES.heapNumber + BYTES.mapEntry;
 const EMPTY = Object.freeze([]);
 const MAX_NEIGHBOURS = 64;
+// Changes whose keys a log keeps (a ring): a mesh learning thousands of nodes at once is
+// answered with null (redo everything) rather than a long list.
+const CHANGE_LOG_SIZE = 256;
+
+/** A version that moves with every change, and the keys of the last CHANGE_LOG_SIZE changes. */
+class ChangeLog {
+  constructor() {
+    this.version = 0;
+    this.keys = new Array(CHANGE_LOG_SIZE).fill(null); // version % CHANGE_LOG_SIZE -> key
+  }
+
+  add(key) {
+    this.version++;
+    this.keys[this.version % CHANGE_LOG_SIZE] = key;
+  }
+
+  /** The keys changed after `version` (one read earlier), oldest first, repeats possible; null when the log no longer reaches back. */
+  since(version) {
+    const count = this.version - version;
+    if (count <= 0) return EMPTY;
+    if (count > CHANGE_LOG_SIZE) return null;
+    const keys = new Array(count);
+    for (let i = 0; i < count; i++) keys[i] = this.keys[(version + 1 + i) % CHANGE_LOG_SIZE];
+    return keys;
+  }
+}
 
 function textBytes(text) {
   return typeof text === 'string' ? BYTES.string + text.length : 0;
@@ -55,6 +90,27 @@ class Directory {
     this.stubsPart = account.part('stubs');
     this.lastSweep = -Infinity;
     this.counters = { nodesAgedOut: 0, nodesOverCap: 0, observersAgedOut: 0, observersOverCap: 0 };
+    this.nodeChanges = new ChangeLog();
+    this.adjacencyChanges = new ChangeLog();
+  }
+
+  /** Moves whenever a node is added, removed, renamed, re-roled or moved. */
+  get nodesVersion() {
+    return this.nodeChanges.version;
+  }
+
+  /** A node was added, removed, renamed, re-roled or moved. */
+  nodeChanged(pubKey) {
+    this.nodeChanges.add(pubKey);
+  }
+
+  /** Set a node's role and position (from its newest advert, or a persisted one); a change is a node change. */
+  placeNode(node, role, lat, lon) {
+    if (node.role === role && node.lat === lat && node.lon === lon) return;
+    node.role = role;
+    node.lat = lat;
+    node.lon = lon;
+    this.nodeChanged(node.pubKey);
   }
 
   // ---- nodes ------------------------------------------------------------------------------
@@ -71,6 +127,7 @@ class Directory {
       this.dropStub(prefix);
     }
     this.directoryPart.add(NODE_BYTES + keyBytes(node.pubKey) + textBytes(node.name));
+    this.nodeChanged(node.pubKey);
     return node;
   }
 
@@ -87,11 +144,14 @@ class Directory {
       if (bucket.length === 0) this.byPrefix[i].delete(prefix);
     }
     this.directoryPart.add(-(NODE_BYTES + keyBytes(node.pubKey) + textBytes(node.name)));
+    this.nodeChanged(node.pubKey);
   }
 
   renameNode(node, name) {
+    if (name === node.name) return;
     this.directoryPart.add(textBytes(name) - textBytes(node.name));
     node.name = name;
+    this.nodeChanged(node.pubKey);
   }
 
   /** Nodes whose public key starts with a hop hash prefix (empty: unknown; several: ambiguous). Do not mutate. */
@@ -127,6 +187,7 @@ class Directory {
     if (node.neighbours.size >= MAX_NEIGHBOURS || node.neighbours.has(other.pubKey)) return;
     node.neighbours.add(other.pubKey);
     this.directoryPart.add(BYTES.mapEntry);
+    this.adjacencyChanges.add(node.pubKey);
   }
 
   // ---- stubs --------------------------------------------------------------------------------
@@ -257,4 +318,4 @@ class Directory {
   }
 }
 
-module.exports = { Directory, DIRECTORY_DEFAULTS, PREFIX_LENGTHS, NODE_BYTES };
+module.exports = { CHANGE_LOG_SIZE, ChangeLog, Directory, DIRECTORY_DEFAULTS, PREFIX_LENGTHS, NODE_BYTES };

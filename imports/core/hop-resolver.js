@@ -62,7 +62,8 @@ function distanceKm(a, b) {
   return 12742 * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
-// Inferred places of unplaced nodes, recomputed when their observed neighbours change.
+// Inferred places of unplaced nodes, recomputed when their observed neighbours change, or any
+// node changes (directory.js's node version: a neighbour may have moved).
 const inferredPlaces = new WeakMap();
 
 /**
@@ -72,8 +73,9 @@ const inferredPlaces = new WeakMap();
 function placeOf(store, node) {
   if (hasPosition(node)) return node;
   if (!node || !node.neighbours || node.neighbours.size < MIN_NEIGHBOURS_TO_PLACE) return null;
+  const nodesVersion = store.directory ? store.directory.nodesVersion : 0;
   const cached = inferredPlaces.get(node);
-  if (cached && cached.neighbourCount === node.neighbours.size) return cached.place;
+  if (cached && cached.neighbourCount === node.neighbours.size && cached.nodesVersion === nodesVersion) return cached.place;
   const lats = [];
   const lons = [];
   for (const key of node.neighbours) {
@@ -90,7 +92,7 @@ function placeOf(store, node) {
     const middle = (values) => (values.length % 2 === 1 ? values[values.length >> 1] : (values[values.length / 2 - 1] + values[values.length / 2]) / 2);
     place = { lat: middle(lats), lon: middle(lons), inferred: true };
   }
-  inferredPlaces.set(node, { neighbourCount: node.neighbours.size, place });
+  inferredPlaces.set(node, { neighbourCount: node.neighbours.size, nodesVersion, place });
   return place;
 }
 

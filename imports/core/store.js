@@ -358,12 +358,8 @@ class PacketStore {
       this.directory.addNode(node);
     } else if (inWindow && advert.timestamp > node.lastAdvert) {
       node.lastAdvert = advert.timestamp;
-      if (advert.name && advert.name !== node.name) this.directory.renameNode(node, advert.name);
-      node.role = advert.role;
-      if (advert.lat !== null) {
-        node.lat = advert.lat;
-        node.lon = advert.lon;
-      }
+      if (advert.name) this.directory.renameNode(node, advert.name);
+      this.directory.placeNode(node, advert.role, advert.lat !== null ? advert.lat : node.lat, advert.lat !== null ? advert.lon : node.lon);
     } else if (inWindow) {
       this.counters.advertsNotNewer++;
     }

@@ -72,3 +72,40 @@ test('a node remembers at most 64 neighbours for hop resolution; further ones ar
   assert.equal(part.bytes, charged);
   assert.ok(charged > before);
 });
+
+test('the directory logs node changes (added, removed, renamed, re-roled, moved) and learnt adjacency; a re-advert with the same identity is none', () => {
+  const { simulatedWorld, churnNode, seededRandom } = require('../helpers/mesh');
+  const { CHANGE_LOG_SIZE, ChangeLog } = require('../../imports/core/directory');
+  const { reports, channels } = simulatedReports({ seed: 3, count: 1500 });
+  const engine = createEngine({ channels, views: [] });
+  const directory = engine.store.directory;
+  let added = 0;
+  let adjacency = 0;
+  for (const report of reports) {
+    const nodes = directory.nodes.size;
+    const links = directory.adjacencyChanges.version;
+    const version = directory.nodesVersion;
+    engine.ingest(report);
+    added += directory.nodes.size - nodes;
+    adjacency += directory.adjacencyChanges.version - links;
+    assert.equal(directory.nodesVersion - version, directory.nodes.size - nodes, 'during the stream a node change is a node learnt');
+  }
+  assert.ok(added > 20 && adjacency > 20, `${added} nodes, ${adjacency} adjacency changes`);
+  const world = simulatedWorld({ seed: 3 });
+  const random = seededRandom(9);
+  const heard = reports[reports.length - 1];
+  for (const [kind, moves] of [['same', 0], ['moved', 1], ['renamed', 1], ['re-roled', 1], ['removed', 1], ['same', 0]]) {
+    const version = directory.nodesVersion;
+    const key = churnNode(engine, world, kind, random, heard);
+    assert.equal(directory.nodesVersion - version, moves, kind);
+    assert.deepEqual(directory.nodeChanges.since(version), moves ? [key] : [], kind);
+  }
+  // The log answers for its last CHANGE_LOG_SIZE changes, oldest first; further back, null.
+  const log = new ChangeLog();
+  for (let i = 1; i <= CHANGE_LOG_SIZE + 3; i++) log.add(`k${i}`);
+  assert.deepEqual(log.since(log.version - 2), [`k${CHANGE_LOG_SIZE + 2}`, `k${CHANGE_LOG_SIZE + 3}`]);
+  assert.equal(log.since(log.version - CHANGE_LOG_SIZE).length, CHANGE_LOG_SIZE);
+  assert.equal(log.since(log.version - CHANGE_LOG_SIZE)[0], 'k4');
+  assert.equal(log.since(log.version - CHANGE_LOG_SIZE - 1), null);
+  assert.deepEqual(log.since(log.version), []);
+});

@@ -189,7 +189,51 @@ function bruteResolve(store, hop) {
   };
 }
 
+/** The simulated world (its nodes and their signing keys) for a seed and profile: the simulator's own. */
+function simulatedWorld({ seed = 1, profile = 'default', simulator = {} } = {}) {
+  const { resolveOptions } = require('../../imports/core/simulate/profiles');
+  const { buildWorld } = require('../../imports/core/simulate/world');
+  return buildWorld(resolveOptions({ ...simulator, seed, profile }));
+}
+
+const CHURN_KINDS = ['same', 'moved', 'renamed', 're-roled', 'removed'];
+
+/**
+ * Change one known node the way a live mesh does, through ingest where it can: `kind` 'same' (a
+ * re-advert with the same identity, as nearly every advert is), 'moved', 'renamed', 're-roled'
+ * (repeater <-> companion): an advert signed with the node's own key (from `world`, the
+ * simulator's), newer than its last, heard at zero hops by the observer of `heard` (a report) at
+ * its time; 'removed': the node leaves the directory (as an age-out does). Returns the node's key.
+ */
+function churnNode(engine, world, kind, random, heard) {
+  const { advertAppData, advertSigner, signAdvert, packetHex, ROUTE, ROLE_IDS } = require('../../imports/core/simulate/packets');
+  const known = Array.from(engine.store.nodes.values());
+  const node = known[Math.floor(random() * known.length)];
+  if (kind === 'removed') {
+    engine.store.directory.removeNode(node);
+    return node.pubKey;
+  }
+  const index = world.nodes.findIndex((candidate) => candidate.pubKey === node.pubKey);
+  const { privateKey, publicKey } = world.secrets[index];
+  let { name, role, lat, lon } = node;
+  if (kind === 'moved') {
+    lat = (typeof lat === 'number' && lat !== 0 ? lat : world.nodes[index].lat) + 0.05 + random() * 0.4;
+    lon = (typeof lon === 'number' && lon !== 0 ? lon : world.nodes[index].lon) - 0.05 - random() * 0.4;
+  }
+  if (kind === 'renamed') name = `${name} ${Math.floor(random() * 1000)}`;
+  if (kind === 're-roled') role = role === 'repeater' ? 'companion' : 'repeater';
+  const placed = typeof lat === 'number' && (lat !== 0 || lon !== 0);
+  const appData = advertAppData(ROLE_IDS[role], name, placed ? lat : null, placed ? lon : null);
+  const payload = signAdvert(advertSigner({ privateKey, publicKey }, appData), node.lastAdvert + 1);
+  const result = engine.ingest({ raw: packetHex({ routeType: ROUTE.FLOOD, payloadType: 4, pathLength: 0, payload }), observerId: heard.observerId, region: heard.region, snr: 5, rssi: -90, time: heard.time });
+  assert.equal(result.error, undefined, JSON.stringify(result.error));
+  return node.pubKey;
+}
+
 module.exports = {
+  simulatedWorld,
+  churnNode,
+  CHURN_KINDS,
   bruteResolve,
   namesKey,
   observationsNaming,

@@ -15,9 +15,11 @@
  *
  * What a snapshot returns is kept as the packets arrive, so a snapshot does not rebuild it:
  *   - each hop prefix remembers the placed node it named when last checked, and each hop pair
- *     the node pair it counts for; a snapshot re-checks the prefixes (one lookup each) only when
- *     the directory may have changed (node count, directory bytes, adverts; at most 1 s, as
- *     snapshot-cache.js), and moves only the hop pairs of a prefix whose node or position changed;
+ *     the node pair it counts for; a snapshot re-checks (one lookup each) the prefixes created
+ *     since the last check and those of the nodes changed since (added, removed, re-roled,
+ *     moved: the directory's node changes, directory.js); every prefix when that list no longer
+ *     reaches back, and at most 1 s apart, as snapshot-cache.js; it moves only the hop pairs of
+ *     a prefix whose node or position changed;
  *   - node pairs carry their length, bin and sightings; the histogram, link and sighting totals
  *     move with every sighting; the node pairs are kept longest first (new ones merged and
  *     emptied ones dropped at the next snapshot), so the longest links are the first `limit`.
@@ -29,10 +31,10 @@
  * stored transmission showing the link: eviction is oldest-first, so it stays exact.
  */
 const { defineView, memoryPart } = require('./view');
-const { withSnapshotCache, directoryStamp, MAX_AGE_MS } = require('./snapshot-cache');
+const { withSnapshotCache, nodesVersion, MAX_AGE_MS } = require('./snapshot-cache');
 const { BYTES, keyBytes } = require('../memory-account');
 const { distanceKm } = require('../hop-resolver');
-const { isFirstObservation } = require('../stored-records');
+const { PREFIX_LENGTHS } = require('../directory');
 
 const TRACE = 9;
 const BIN_EDGES_KM = [1, 2, 5, 10, 20, 40, 80]; // bins: 0-1, 1-2, 2-5, 5-10, 10-20, 20-40, 40-80, 80+
@@ -62,9 +64,8 @@ function createState(store) {
     binSightings: BIN_LABELS.map(() => 0),
     observations: 0, // observations whose path has at least one pair of distinct adjacent hops
     fresh: [], // prefix entries created since the last check of what prefixes name
-    checkedStamp: null,
+    checkedVersion: null, // the directory's node version at the last check (null: check every prefix)
     checkedAt: 0,
-    adverts: 0,
     moveMark: 0,
     // Charges made while a snapshot moves hop pairs, settled at the next apply or evict: a
     // snapshot must not push the store over its budget (it evicts only on ingest).
@@ -105,7 +106,7 @@ function prefixEntry(state, store, prefix) {
     // Checked again at the next snapshot (the directory may change before it, stamp unchanged).
     if (state.fresh.length > state.prefixes.size + TIDY_SLACK) {
       state.fresh.length = 0;
-      state.checkedStamp = null; // too many to list: the next snapshot checks every prefix
+      state.checkedVersion = null; // too many to list: the next snapshot checks every prefix
     }
     state.fresh.push(entry);
     charge(state, PREFIX_BYTES + keyBytes(prefix));
@@ -237,8 +238,6 @@ function count(state, store, tx, path, sign) {
 
 function apply(state, tx, observation, store) {
   settleCharges(state);
-  // An advert may move or re-role a node: the next snapshot checks what prefixes name.
-  if (tx.advert && isFirstObservation(tx, observation)) state.adverts++;
   if (tx.payloadType === TRACE || !observation || !Array.isArray(observation.path)) return false;
   return count(state, store, tx, observation.path, 1);
 }
@@ -252,19 +251,35 @@ function evict(state, tx, store) {
 }
 
 /**
- * Bring every prefix's node up to the directory as it is now: all prefixes when the directory
- * may have changed since the last check, else only those created since. Hop pairs of a prefix
+ * Bring the prefixes' nodes up to the directory as it is now: those created since the last check
+ * and those of the nodes changed since (directory.js's nodeChanges), or every prefix when that
+ * list no longer reaches back, after MAX_AGE_MS, or on the first check. Hop pairs of a prefix
  * whose node (or its position) changed move to their new node pair.
  */
 function checkPrefixes(state, store) {
-  const stamp = directoryStamp(store, state.adverts);
+  const version = nodesVersion(store);
   const at = Date.now();
-  let entries = state.fresh;
-  if (stamp !== state.checkedStamp || at - state.checkedAt > MAX_AGE_MS) {
-    entries = state.prefixes.values();
-    state.checkedStamp = stamp;
-    state.checkedAt = at;
+  let full = state.checkedVersion === null || at - state.checkedAt > MAX_AGE_MS;
+  let changedKeys = [];
+  if (!full && version !== state.checkedVersion) {
+    changedKeys = store.directory.nodeChanges.since(state.checkedVersion);
+    if (changedKeys === null) full = true;
   }
+  let entries = state.fresh;
+  if (full) {
+    entries = state.prefixes.values();
+    state.checkedAt = at;
+  } else if (changedKeys.length > 0) {
+    // A node's change can change only what the prefixes of its own key name.
+    entries = state.fresh.slice();
+    for (const key of changedKeys) {
+      for (const length of PREFIX_LENGTHS) {
+        const entry = state.prefixes.get(key.slice(0, length));
+        if (entry !== undefined) entries.push(entry);
+      }
+    }
+  }
+  state.checkedVersion = version;
   let changed = null;
   for (const entry of entries) {
     const node = placedNodeFor(store, entry.prefix);

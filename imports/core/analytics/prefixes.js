@@ -11,14 +11,14 @@
  * No counts of its own: the directory's prefix index (prefix -> nodes) and the store's byPrefix
  * index are the state. What depends on the directory alone (per role filter: the known count,
  * per hash size the used and ambiguous prefixes with their nodes in key order, the free 1-byte
- * prefixes) is kept between snapshots while the directory is unchanged (node count, directory
- * bytes, adverts applied; at most 1 s, as snapshot-cache.js); a snapshot then reads only the
+ * prefixes) is kept between snapshots while the directory's nodes are unchanged (its node
+ * version: directory.js; at most 1 s, as snapshot-cache.js); a snapshot then reads only the
  * traffic of the ambiguous and free prefixes (one index lookup each) and builds its rows.
  */
 const { defineView } = require('./view');
 const { keepBest } = require('./aggregates');
-const { directoryStamp, MAX_AGE_MS } = require('./snapshot-cache');
-const { isFirstObservation, HEX_BYTE } = require('../stored-records');
+const { nodesVersion, MAX_AGE_MS } = require('./snapshot-cache');
+const { HEX_BYTE } = require('../stored-records');
 
 const MAX_LISTED_NODES = 10;
 const ROLE_FILTERS = ['any', 'repeater'];
@@ -76,7 +76,7 @@ function directoryFigures(store, role) {
 
 /** directoryFigures, kept while the directory is unchanged (see the file comment). */
 function figuresFor(state, store, role) {
-  const stamp = directoryStamp(store, state.adverts);
+  const stamp = nodesVersion(store);
   const at = Date.now();
   if (stamp !== state.stamp || at - state.at > MAX_AGE_MS) {
     state.byRole.clear();
@@ -147,12 +147,9 @@ module.exports = defineView({
     // A candidate prefix or public key (hex, whole bytes) to look up.
     prefix: { type: 'string', maxLength: 64, pattern: /^([0-9a-fA-F]{2})+$/, lowerCase: true },
   },
-  createState: () => ({ byRole: new Map(), stamp: null, at: 0, adverts: 0 }),
-  // Traffic and the directory change with every packet; an advert may re-role a node.
-  apply(state, tx, observation) {
-    if (tx.advert && isFirstObservation(tx, observation)) state.adverts++;
-    return true;
-  },
+  createState: () => ({ byRole: new Map(), stamp: null, at: 0 }),
+  // Traffic changes with every packet (the directory's nodes are checked at snapshot time).
+  apply: () => true,
   evict: () => true,
   snapshot(state, params, store) {
     const figures = figuresFor(state, store, params.role);

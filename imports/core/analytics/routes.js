@@ -16,11 +16,11 @@
  * range; `oldest`/`newest` bound what the store holds, for a slider.
  */
 const { defineView, DAY_MS } = require('./view');
-const { withSnapshotCache, directoryBytes, MAX_AGE_MS } = require('./snapshot-cache');
+const { withSnapshotCache, MAX_AGE_MS } = require('./snapshot-cache');
 const { BYTES } = require('../memory-account');
-const { resolvePath, MAX_JOINT_CANDIDATES } = require('../hop-resolver');
+const { resolvePath, forwardersOf, MAX_JOINT_CANDIDATES } = require('../hop-resolver');
 const { PAYLOAD_TYPES, ROUTE_TYPES } = require('../decode');
-const { observationCountOf, isFirstObservation } = require('../stored-records');
+const { observationCountOf } = require('../stored-records');
 
 const TRACE = 9;
 const MAX_CACHED_ROUTES = 500; // larger answers are recomputed rather than held (see snapshot-cache.js)
@@ -31,30 +31,86 @@ const MAX_MEMO_ROUTES = 4096;
 const routeBytes = (route) => BYTES.mapEntry + 3 * BYTES.object + 24 * BYTES.field + route.hops.length * (BYTES.object + 9 * BYTES.field);
 
 /**
- * Routes resolved by earlier snapshots, reused while nothing their resolution reads can have
- * changed (within MAX_AGE_MS of wall time, for a directory edit made outside ingest), and while
- * the packet has the same observations (its longest path and observer count). A new packet then
- * costs one resolution, not `limit`. Two memos, by what a route read:
- *   - `memo`: routes none of whose hops was weighed (each had at most one repeater, or more than
- *     hop-resolver's MAX_JOINT_CANDIDATES): they read the candidates, roles, names and positions
- *     of nodes, which change only with a node added or removed (node count) or an advert applied;
- *   - `weighedMemo`: routes with a weighed hop also read learnt adjacency (which moves the
- *     directory's charged bytes): dropped whenever those bytes move too.
+ * Routes resolved by earlier snapshots, reused while nothing their resolution read has changed
+ * and the packet has the same observations (its longest path and observer count). A new packet
+ * then costs one resolution, not `limit`. What a route reads, and so what redoes it:
+ *   - the nodes its hops' prefixes name (candidates, roles, names, positions), its source and its
+ *     observer: a kept route is checked against the directory's node changes since it was
+ *     resolved (directory.js: added, removed, renamed, re-roled, moved) and redone only when a
+ *     changed key is one it read (nearly every advert changes nothing: a re-advert);
+ *   - a route with a weighed hop (a hop among several repeaters, kept in `weighedMemo`) also
+ *     reads learnt adjacency (the directory's adjacency changes: a node that gained a neighbour)
+ *     and the places of those nodes' neighbours (an unplaced repeater is placed by them).
+ * Both memos are dropped after MAX_AGE_MS of wall time, for a directory edit made outside ingest.
  */
-function memosFor(state, store) {
-  const nodes = `${store.nodes ? store.nodes.size : 0}|${state.adverts}`;
-  const bytes = directoryBytes(store);
+function memosFor(state) {
   const at = Date.now();
-  if (nodes !== state.memoStamp || at - state.memoAt > MAX_AGE_MS) {
+  if (at - state.memoAt > MAX_AGE_MS) {
     clearMemo(state, state.memo);
     clearMemo(state, state.weighedMemo);
-    state.memoStamp = nodes;
-    state.memoBytes = bytes;
     state.memoAt = at;
-  } else if (bytes !== state.memoBytes) {
-    clearMemo(state, state.weighedMemo);
-    state.memoBytes = bytes;
   }
+}
+
+/**
+ * Does a route of `tx` read node `key`? Its source (the advert's key, or any node carrying the
+ * src hash: one more makes it ambiguous), its observer, a node any hop's prefix names, and for a
+ * weighed route a node placed beside one of those through learnt adjacency (hop-resolver.js).
+ */
+function readsNode(store, tx, route, key, weighed) {
+  if (tx.advert !== null && tx.advert.pubKey === key) return true;
+  if (tx.srcHash !== null && key.startsWith(tx.srcHash)) return true;
+  if (route.observer !== null && route.observer.id.toLowerCase() === key) return true;
+  const hops = route.hops;
+  for (let i = 0; i < hops.length; i++) if (key.startsWith(hops[i].hop)) return true;
+  if (!weighed) return false;
+  const beside = (node) => node !== null && node !== undefined && node.neighbours instanceof Set && node.neighbours.has(key);
+  if (route.source !== null && beside(store.nodes.get(route.source.pubKey))) return true;
+  if (route.observer !== null && beside(store.nodes.get(route.observer.id.toLowerCase()))) return true;
+  for (let i = 0; i < hops.length; i++) {
+    if (hops[i].candidates > MAX_JOINT_CANDIDATES) continue; // not weighed: its nodes' places are not read
+    for (const node of forwardersOf(store, hops[i].hop)) if (beside(node)) return true;
+  }
+  return false;
+}
+
+/**
+ * The keys `log` (a directory change log) has changed since `version`, through `seen`, a
+ * per-snapshot memo of log.since() (null: the log no longer reaches back).
+ */
+function changedSince(log, version, seen) {
+  let keys = seen.get(version);
+  if (keys === undefined) {
+    keys = log.since(version);
+    seen.set(version, keys);
+  }
+  return keys;
+}
+
+/**
+ * Whether a kept route still holds with the directory as it is: none of the nodes it read
+ * changed since it was resolved (or last checked), nor, for a weighed route, the learnt
+ * neighbours of any of them. `seen`: { nodes, adjacency } per-snapshot memos for changedSince.
+ */
+function stillHolds(store, tx, entry, weighed, seen) {
+  const { nodeChanges, adjacencyChanges } = store.directory;
+  const nodesMoved = entry.nodes !== nodeChanges.version;
+  const adjacencyMoved = weighed && entry.adjacency !== adjacencyChanges.version;
+  if (!nodesMoved && !adjacencyMoved) return true;
+  if (nodesMoved) {
+    const keys = changedSince(nodeChanges, entry.nodes, seen.nodes);
+    if (keys === null) return false;
+    for (const key of keys) if (readsNode(store, tx, entry.route, key, weighed)) return false;
+  }
+  if (adjacencyMoved) {
+    // A node that gained a neighbour: its links are priced anew, and it may now be placed.
+    const keys = changedSince(adjacencyChanges, entry.adjacency, seen.adjacency);
+    if (keys === null) return false;
+    for (const key of keys) if (readsNode(store, tx, entry.route, key, false)) return false;
+  }
+  entry.nodes = nodeChanges.version;
+  entry.adjacency = adjacencyChanges.version;
+  return true;
 }
 
 function clearMemo(state, memo) {
@@ -176,12 +232,9 @@ module.exports = defineView(withSnapshotCache({
     limit: { type: 'int', default: 200, min: 1, max: 2000 },
   },
   // maxMemoRoutes: MAX_MEMO_ROUTES (tests lower it, so that routes past it are tested).
-  createState: () => ({ memo: new Map(), weighedMemo: new Map(), maxMemoRoutes: MAX_MEMO_ROUTES, memoStamp: null, memoBytes: 0, memoAt: 0, uses: 0, adverts: 0, part: null }),
+  createState: () => ({ memo: new Map(), weighedMemo: new Map(), maxMemoRoutes: MAX_MEMO_ROUTES, memoAt: 0, uses: 0, part: null }),
   // Every packet may be the newest in someone's range; the snapshot is bounded by `limit`.
-  apply(state, tx, observation) {
-    if (tx.advert && isFirstObservation(tx, observation)) state.adverts++;
-    return true;
-  },
+  apply: () => true,
   evict(state, tx) {
     forget(state, tx);
     return true;
@@ -200,16 +253,18 @@ module.exports = defineView(withSnapshotCache({
     const inRange = Math.max(0, end - start);
     const routes = [];
     const memo = new Map(); // path -> observer|source -> resolved hops, for this snapshot only
-    memosFor(state, store); // tx -> { observations, route, bytes, used }: routes of earlier snapshots
+    memosFor(state); // tx -> { observations, route, bytes, used, nodes, adjacency }: routes of earlier snapshots
     const used = ++state.uses;
+    const { nodeChanges, adjacencyChanges } = store.directory;
+    const seen = { nodes: new Map(), adjacency: new Map() }; // version -> keys changed since
     for (let i = end - 1; i >= start && routes.length < params.limit; i--) {
       const tx = fifo.at(i);
       const kept = state.memo.has(tx) ? state.memo : state.weighedMemo;
       let entry = kept.get(tx);
-      if (entry === undefined || entry.observations !== observationCountOf(tx)) {
+      if (entry === undefined || entry.observations !== observationCountOf(tx) || !stillHolds(store, tx, entry, kept === state.weighedMemo, seen)) {
         if (entry !== undefined) forget(state, tx);
         const route = routeOf(store, tx, memo);
-        entry = { observations: observationCountOf(tx), route, bytes: routeBytes(route), used };
+        entry = { observations: observationCountOf(tx), route, bytes: routeBytes(route), used, nodes: nodeChanges.version, adjacency: adjacencyChanges.version };
         if (state.part) state.part.add(entry.bytes);
         (isWeighed(route) ? state.weighedMemo : state.memo).set(tx, entry);
       } else {

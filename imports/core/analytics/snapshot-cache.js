@@ -8,8 +8,9 @@
  * stamp an answer is kept under covers both:
  *   - `state.changes`, which the view bumps on every apply and evict that changed its state;
  *   - the store's ingested and evicted counters (every directory change made by traffic, an
- *     advert learnt, an adjacency, an age-out sweep, comes with an ingested report), its node
- *     count and the directory's charged bytes (a node restored from MongoDB, a rename);
+ *     advert learnt, an adjacency, an age-out sweep, comes with an ingested report), the
+ *     directory's node version (a node restored or merged from MongoDB, added, removed, renamed,
+ *     re-roled or moved: directory.js) and its charged bytes (learnt adjacency);
  * and, as a safety net for a directory edit made outside ingest that changes none of those (a
  * reload merging a persisted node's position), an answer is kept at most MAX_AGE_MS of wall time.
  *
@@ -26,6 +27,11 @@ const MAX_AGE_MS = 1000;
 
 function directoryBytes(store) {
   return store.directory && store.directory.directoryPart ? store.directory.directoryPart.bytes : 0;
+}
+
+/** The directory's node version (directory.js): moves with every node added, removed, renamed, re-roled or moved. */
+function nodesVersion(store) {
+  return store.directory ? store.directory.nodesVersion : 0;
 }
 
 class SnapshotCache {
@@ -45,7 +51,7 @@ class SnapshotCache {
     const at = Date.now();
     const cached = this.entries.get(key);
     if (cached !== undefined && cached.changes === state.changes && cached.ingested === counters.ingested && cached.evicted === counters.evicted
-      && cached.nodes === (store.nodes ? store.nodes.size : 0) && cached.directoryBytes === directoryBytes(store) && cached.extra === extra
+      && cached.nodes === nodesVersion(store) && cached.directoryBytes === directoryBytes(store) && cached.extra === extra
       && at - cached.at <= MAX_AGE_MS) {
       this.hits++;
       return cached.value;
@@ -56,7 +62,7 @@ class SnapshotCache {
     for (const [other, entry] of this.entries) if (at - entry.at > MAX_AGE_MS) this.entries.delete(other);
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value);
     this.entries.set(key, {
-      changes: state.changes, ingested: counters.ingested, evicted: counters.evicted, nodes: store.nodes ? store.nodes.size : 0,
+      changes: state.changes, ingested: counters.ingested, evicted: counters.evicted, nodes: nodesVersion(store),
       directoryBytes: directoryBytes(store), at, extra, value,
     });
     return value;
@@ -88,13 +94,4 @@ function withSnapshotCache(definition, cacheable = null) {
   };
 }
 
-/**
- * What a snapshot that reads the node directory depends on beyond its own state: the node count,
- * the directory's charged bytes and a count of adverts the view applied (which may move or
- * re-role a node). Kept with MAX_AGE_MS of wall time, as the cache above does.
- */
-function directoryStamp(store, adverts) {
-  return `${store.nodes ? store.nodes.size : 0}|${directoryBytes(store)}|${adverts}`;
-}
-
-module.exports = { SnapshotCache, withSnapshotCache, directoryBytes, directoryStamp, MAX_AGE_MS, MAX_ENTRIES };
+module.exports = { SnapshotCache, withSnapshotCache, directoryBytes, nodesVersion, MAX_AGE_MS, MAX_ENTRIES };

@@ -139,13 +139,10 @@ function mergeNode(store, node, doc) {
     const name = shortText(doc.name, INPUT_LIMITS.observerNameLength);
     if (name) store.directory.renameNode(node, name);
     const role = shortText(doc.role, 16);
-    if (role) node.role = role;
     const lat = finite(doc.lat);
     const lon = finite(doc.lon);
-    if (lat !== null && lon !== null && Math.abs(lat) <= 90 && Math.abs(lon) <= 180) {
-      node.lat = lat;
-      node.lon = lon;
-    }
+    const placed = lat !== null && lon !== null && Math.abs(lat) <= 90 && Math.abs(lon) <= 180;
+    store.directory.placeNode(node, role || node.role, placed ? lat : node.lat, placed ? lon : node.lon);
   }
 }
 
