@@ -79,6 +79,21 @@ const COST_REPORTS = 300000;
 const COST_SAMPLING_US = 250;
 // Child mode of the rounds: --ingest-round=<profile> measures one mesh and prints one JSON line.
 const roundChild = argValue('ingest-round');
+// Cores this process may run on (its CPU affinity: 1 under `taskset -c 1`). V8's helper threads
+// (JIT compiles, GC) run beside the main thread when there is more than one, as in a server on
+// any multi-core box; on one core they take turns with it, and a background compile then shows
+// in a snapshot's wall time (benchmarks/README.md, "Snapshot latency and pinning").
+const CORES_AVAILABLE = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+// The ingest rounds' processes run pinned to the last core (taskset) when this process has more
+// than one: their rates are CPU-seconds either way, and a pinned process is not migrated.
+const ROUNDS_CPU = roundsCpu();
+
+function roundsCpu() {
+  if (roundChild !== null || CORES_AVAILABLE < 2) return null;
+  const core = os.cpus().length - 1;
+  const probe = spawnSync('taskset', ['-c', String(core), 'true']);
+  return probe.status === 0 ? core : null;
+}
 
 function gc() {
   if (global.gc) { global.gc(); global.gc(); }
@@ -409,7 +424,8 @@ function measureIngestRounds() {
       const args = ['--expose-gc', '--max-old-space-size=8192', __filename, `--ingest-round=${profile}`];
       if (quick) args.push('--quick');
       if (roundReportsArg !== null) args.push(`--round-reports=${ROUND_REPORTS}`);
-      const child = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+      const command = ROUNDS_CPU === null ? [process.execPath, ...args] : ['taskset', '-c', String(ROUNDS_CPU), process.execPath, ...args];
+      const child = spawnSync(command[0], command.slice(1), { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
       if (child.status !== 0) throw new Error(`ingest round ${r} (${profile}) failed: ${child.stderr || child.error}`);
       entry[profile] = JSON.parse(child.stdout.trim().split('\n').pop());
     }
@@ -428,6 +444,7 @@ function measureIngestRounds() {
     rounds_count: ROUNDS,
     reports_per_round: ROUND_REPORTS,
     method: 'each mesh in a fresh process per round, order alternating; rates per CPU-second of that process',
+    pinned_to_core: ROUNDS_CPU, // null: not pinned by this script (one core available, or no taskset)
     default_to_reference: spread(rounds.map((r) => r.default_to_reference)),
     large_to_default: spread(rounds.map((r) => r.large_to_default)),
     large_to_default_per_report_and_hop: spread(rounds.map((r) => r.large_to_default_per_report_and_hop)),
@@ -792,6 +809,7 @@ function main() {
     quick,
     only,
     date: new Date().toISOString(),
+    cores_available: CORES_AVAILABLE,
     machine: { cpus: os.cpus().length, cpu: os.cpus()[0].model, memoryGiB: Math.round(os.totalmem() / 1024 ** 3), node: process.version, platform: `${os.platform()} ${os.release()}` },
     command: `npm run bench:core${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
     rate_basis: 'process CPU time (user+system); wall-clock ingest rate in ingest_wall_per_s',

@@ -57,6 +57,17 @@ test('perReportAndHop: reports x (1 + hops) per CPU-second, large over default',
   assert.strictEqual(perReportAndHop(round(1, 60000, 60000 * 3.68 / 6)), 1);
 });
 
+test('renderCoreReport: the machine line says how the run used the cores (older runs: pinned to one by hand)', () => {
+  const rounds = roundsResult([round(1, 60000, 30000), round(2, 62000, 25000)]);
+  assert.match(renderRun({ ingest_rounds: rounds }), /One process, one core\./);
+  const spread = renderRun({ cores_available: 2, ingest_rounds: { ...rounds, pinned_to_core: 1 } });
+  assert.match(spread, /could use 2 cores: its main thread measures on one, V8's helper threads \(JIT compiles, GC\) run beside it/);
+  assert.match(spread, /The ingest rounds each ran in a process pinned to core 1\./);
+  const pinned = renderRun({ cores_available: 1, ingest_rounds: { ...rounds, pinned_to_core: null } });
+  assert.match(pinned, /pinned to one core: V8's helper threads \(JIT compiles, GC\) take turns with the main thread/);
+  assert.doesNotMatch(pinned, /ingest rounds each ran/);
+});
+
 test('renderCoreReport: the rounds table shows the per report + hop column only when the run stored it', () => {
   const rounds = [round(1, 60000, 30000), round(2, 62000, 25000)];
   const base = roundsResult(rounds);

@@ -44,12 +44,23 @@ function viewTable(lines, views, large) {
   }
 }
 
+/** How the run used the machine's cores (runs before `cores_available` was recorded: pinned to one by hand). */
+function coresNote(result) {
+  if (result.cores_available === undefined) return 'One process, one core. Rates are per CPU-second of this process.';
+  const rounds = result.ingest_rounds && result.ingest_rounds.pinned_to_core !== undefined && result.ingest_rounds.pinned_to_core !== null
+    ? ` The ingest rounds each ran in a process pinned to core ${result.ingest_rounds.pinned_to_core}.` : '';
+  const helpers = result.cores_available > 1
+    ? `This process could use ${result.cores_available} cores: its main thread measures on one, V8's helper threads (JIT compiles, GC) run beside it, as in a server on any multi-core box.`
+    : 'This process was pinned to one core: V8\'s helper threads (JIT compiles, GC) take turns with the main thread, so a background compile can show in a snapshot\'s wall time.';
+  return `Rates are per CPU-second of the measuring process (every thread of it). ${helpers}${rounds}`;
+}
+
 function renderCoreReport(result, quickResult) {
   const large = result.quick ? '100k' : '1m';
   const lines = [];
   lines.push('# Core engine benchmark', '');
   lines.push(`Generated from \`benchmarks/results/${result.quick ? 'core-quick' : 'core'}.json\` by \`${result.command}\` on ${result.date}.`);
-  lines.push(`Machine: ${result.machine.cpus} cores (${result.machine.cpu}), ${result.machine.memoryGiB} GiB, Node ${result.machine.node}. One process, one core. Rates are per CPU-second of this process. Load average at the end: ${(result.load_average || []).join(', ')} (2 cores; above ~2 other work ran beside it).`);
+  lines.push(`Machine: ${result.machine.cpus} cores (${result.machine.cpu}), ${result.machine.memoryGiB} GiB, Node ${result.machine.node}. ${coresNote(result)} Load average at the end: ${(result.load_average || []).join(', ')} (2 cores; above ~2 other work ran beside it).`);
   lines.push('"Packet" = one observer report (one MQTT message).', '');
   if (result.parts_from) lines.push(`Parts from ${['two', 'three', 'four', 'five'][Object.keys(result.parts_from).length - 2] || Object.keys(result.parts_from).length} runs: ${Object.entries(result.parts_from).map(([part, run]) => `${part} by \`${run.command}\` on ${run.date}`).join('; ')}.`, '');
   const profiles = result.profiles || {};
