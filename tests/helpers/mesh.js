@@ -230,9 +230,26 @@ function churnNode(engine, world, kind, random, heard) {
   return node.pubKey;
 }
 
+/**
+ * Node churn through a stream: the first half of `reports` ingested, then every 20 reports
+ * beforeChange(step), one known node changed (churnNode, the kinds of CHURN_KINDS in turn),
+ * afterChange(kind, step, key), and the next 20 reports ingested.
+ */
+function churnThrough({ engine, world, reports, random, beforeChange = () => {}, afterChange }) {
+  for (let i = 0; i < reports.length >> 1; i++) engine.ingest(reports[i]);
+  for (let i = reports.length >> 1, step = 0; i < reports.length; i += 20, step++) {
+    const kind = CHURN_KINDS[step % CHURN_KINDS.length];
+    beforeChange(step);
+    const key = churnNode(engine, world, kind, random, reports[i]);
+    afterChange(kind, step, key);
+    for (let k = i; k < i + 20 && k < reports.length; k++) engine.ingest(reports[k]);
+  }
+}
+
 module.exports = {
   simulatedWorld,
   churnNode,
+  churnThrough,
   CHURN_KINDS,
   bruteResolve,
   namesKey,

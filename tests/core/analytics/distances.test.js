@@ -177,21 +177,18 @@ test('distances sees a node moved outside ingest once the 1 s safety window has 
 });
 
 test('distances follows node changes: re-adverts, moves, renames, re-roles and removals re-check only the changed nodes\' prefixes, exactly', () => {
-  const { simulatedWorld, churnNode, CHURN_KINDS } = require('../../helpers/mesh');
+  const { simulatedWorld, churnThrough } = require('../../helpers/mesh');
   for (const { profile, count } of [{ profile: 'default', count: 1500 }, { profile: 'large', count: 2500 }]) {
     const { reports, channels } = simulatedReports({ seed: 13, count, profile });
-    const world = simulatedWorld({ seed: 13, profile });
-    const random = seededRandom(19);
     const engine = createEngine({ channels, views: ['distances'] });
     const view = engine.view('distances');
-    for (let i = 0; i < reports.length >> 1; i++) engine.ingest(reports[i]);
-    for (let i = reports.length >> 1, step = 0; i < reports.length; i += 20, step++) {
-      const kind = CHURN_KINDS[step % CHURN_KINDS.length];
-      churnNode(engine, world, kind, random, reports[i]);
-      view.state.checkedAt = Date.now(); // the 1 s safety net must not decide here: the node changes do
-      assertClose(withoutUnits(view.snapshot({ limit: 200 })), bruteDistances(engine.store, view.normalizeParams({ limit: 200 })), `${profile} step ${step} (${kind})`);
-      for (let k = i; k < i + 20 && k < reports.length; k++) engine.ingest(reports[k]);
-    }
+    churnThrough({
+      engine, world: simulatedWorld({ seed: 13, profile }), reports, random: seededRandom(19),
+      afterChange: (kind, step) => {
+        view.state.checkedAt = Date.now(); // the 1 s safety net must not decide here: the node changes do
+        assertClose(withoutUnits(view.snapshot({ limit: 200 })), bruteDistances(engine.store, view.normalizeParams({ limit: 200 })), `${profile} step ${step} (${kind})`);
+      },
+    });
     assert.ok(view.state.moveMark > 3, `${profile}: ${view.state.moveMark} re-checks moved hop pairs`);
   }
 });

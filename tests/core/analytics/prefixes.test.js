@@ -107,28 +107,29 @@ test('prefixes follows the directory report by report (figures kept between snap
 });
 
 test('prefixes follows node changes: re-adverts keep the directory figures, moves, renames, re-roles and removals redo them, exactly', () => {
-  const { simulatedReports, assertClose, simulatedWorld, churnNode, seededRandom, CHURN_KINDS } = require('../../helpers/mesh');
+  const { simulatedReports, assertClose, simulatedWorld, churnThrough, seededRandom } = require('../../helpers/mesh');
   const { createEngine } = require('../../../imports/core/engine');
   const { reports, channels } = simulatedReports({ seed: 13, count: 1500 });
-  const world = simulatedWorld({ seed: 13 });
-  const random = seededRandom(23);
   const engine = createEngine({ channels, views: ['prefixes'] });
   const view = engine.view('prefixes');
-  for (let i = 0; i < reports.length >> 1; i++) engine.ingest(reports[i]);
   let kept = 0;
-  for (let i = reports.length >> 1, step = 0; i < reports.length; i += 20, step++) {
-    const kind = CHURN_KINDS[step % CHURN_KINDS.length];
-    view.snapshot({ role: 'repeater' });
-    const figures = view.state.byRole.get('repeater');
-    churnNode(engine, world, kind, random, reports[i]);
-    view.state.at = Date.now(); // the 1 s safety net must not decide here: the node version does
-    for (const params of [{}, { role: 'repeater', limit: 5 }]) {
-      assertClose(withoutUnits(view.snapshot(params)), brutePrefixes(engine.store, view.normalizeParams(params)), `step ${step} (${kind}) ${JSON.stringify(params)}`);
-    }
-    if (kind === 'same') {
-      assert.equal(view.state.byRole.get('repeater'), figures, `step ${step}: a re-advert redid the directory figures`);
-      kept++;
-    } else assert.notEqual(view.state.byRole.get('repeater'), figures, `step ${step}: ${kind} kept the directory figures`);
-  }
+  let figures = null;
+  churnThrough({
+    engine, world: simulatedWorld({ seed: 13 }), reports, random: seededRandom(23),
+    beforeChange: () => {
+      view.snapshot({ role: 'repeater' });
+      figures = view.state.byRole.get('repeater');
+    },
+    afterChange: (kind, step) => {
+      view.state.at = Date.now(); // the 1 s safety net must not decide here: the node version does
+      for (const params of [{}, { role: 'repeater', limit: 5 }]) {
+        assertClose(withoutUnits(view.snapshot(params)), brutePrefixes(engine.store, view.normalizeParams(params)), `step ${step} (${kind}) ${JSON.stringify(params)}`);
+      }
+      if (kind === 'same') {
+        assert.equal(view.state.byRole.get('repeater'), figures, `step ${step}: a re-advert redid the directory figures`);
+        kept++;
+      } else assert.notEqual(view.state.byRole.get('repeater'), figures, `step ${step}: ${kind} kept the directory figures`);
+    },
+  });
   assert.ok(kept > 3);
 });

@@ -75,11 +75,9 @@ test('routes resolve hops to placed repeaters on the simulated mesh, and refuse 
 });
 
 test('routes follows node changes report by report: a re-advert redoes no route, a move, rename, re-role or removal only those that read the node', () => {
-  const { simulatedWorld, churnNode, seededRandom, assertClose, CHURN_KINDS } = require('../../helpers/mesh');
+  const { simulatedWorld, churnThrough, seededRandom, assertClose } = require('../../helpers/mesh');
   for (const { profile, count } of [{ profile: 'default', count: 1500 }, { profile: 'large', count: 2500 }]) {
     const { reports, channels } = simulatedReports({ seed: 13, count, profile });
-    const world = simulatedWorld({ seed: 13, profile });
-    const random = seededRandom(17);
     const engine = createEngine({ channels, views: ['routes'] });
     const view = engine.view('routes');
     const params = { from: 0, limit: 300 };
@@ -87,29 +85,28 @@ test('routes follows node changes report by report: a re-advert redoes no route,
       view.state.memoAt = Date.now(); // the 1 s safety net must not decide here: the node checks do
       return view.snapshot(params, engine.store.lastTime);
     };
-    for (let i = 0; i < reports.length >> 1; i++) engine.ingest(reports[i]);
-    let previous = snapshot();
+    let previous = null;
     const kept = { same: 0, moved: 0, renamed: 0, 're-roled': 0, removed: 0 };
     const redone = { ...kept };
-    for (let i = reports.length >> 1, step = 0; i < reports.length; i += 20, step++) {
-      const kind = CHURN_KINDS[step % CHURN_KINDS.length];
-      const key = churnNode(engine, world, kind, random, reports[i]);
-      const next = snapshot();
-      assertClose(next, bruteRoutes(engine.store, view.normalizeParams(params), engine.store.lastTime), `${profile} step ${step} (${kind})`);
-      const before = new Map(previous.routes.map((route) => [route.hash, route]));
-      for (const route of next.routes) {
-        const earlier = before.get(route.hash);
-        if (earlier === undefined || earlier.observers !== route.observers) continue;
-        if (route === earlier) kept[kind]++;
-        else redone[kind]++;
-        // A route redone after a re-advert, or one kept that reads the changed node, is a miss.
-        if (kind === 'same') assert.equal(route, earlier, `${profile} step ${step}: a re-advert redid a route`);
-        const reads = route.hops.some((hop) => key.startsWith(hop.hop)) || (route.source && route.source.pubKey === key) || (route.observer && route.observer.id.toLowerCase() === key);
-        if (reads && kind !== 'same') assert.notEqual(route, earlier, `${profile} step ${step} (${kind}): a route reading ${key} was kept`);
-      }
-      for (let k = i; k < i + 20 && k < reports.length; k++) engine.ingest(reports[k]);
-      previous = snapshot();
-    }
+    churnThrough({
+      engine, world: simulatedWorld({ seed: 13, profile }), reports, random: seededRandom(17),
+      beforeChange: () => { previous = snapshot(); },
+      afterChange: (kind, step, key) => {
+        const next = snapshot();
+        assertClose(next, bruteRoutes(engine.store, view.normalizeParams(params), engine.store.lastTime), `${profile} step ${step} (${kind})`);
+        const before = new Map(previous.routes.map((route) => [route.hash, route]));
+        for (const route of next.routes) {
+          const earlier = before.get(route.hash);
+          if (earlier === undefined || earlier.observers !== route.observers) continue;
+          if (route === earlier) kept[kind]++;
+          else redone[kind]++;
+          // A route redone after a re-advert, or one kept that reads the changed node, is a miss.
+          if (kind === 'same') assert.equal(route, earlier, `${profile} step ${step}: a re-advert redid a route`);
+          const reads = route.hops.some((hop) => key.startsWith(hop.hop)) || (route.source && route.source.pubKey === key) || (route.observer && route.observer.id.toLowerCase() === key);
+          if (reads && kind !== 'same') assert.notEqual(route, earlier, `${profile} step ${step} (${kind}): a route reading ${key} was kept`);
+        }
+      },
+    });
     for (const kind of ['moved', 'renamed', 're-roled', 'removed']) assert.ok(kept[kind] > 0 && redone[kind] > 0, `${profile} ${kind}: ${kept[kind]} routes kept, ${redone[kind]} redone`);
     assert.ok(kept.same > 100, `${profile}: ${kept.same} routes kept across re-adverts`);
   }
