@@ -122,6 +122,27 @@ test('renderCoreReport: the reference timed over the whole stream, with its firs
   assert.match(newProfile, /against the reference's first 50k reports alone \| 1\.364 \|/);
 });
 
+test('renderCoreReport: the reference given the ingest\'s channel keys beside the target, when the run measured it', () => {
+  const base = roundsWith('default_to_reference_with_keys', [3.1, 3.3]);
+  base.rounds.forEach((entry, i) => { entry.default.reference_library_with_keys_per_s = [19500, 18800][i]; });
+  const older = renderRun({ ingest_rounds: roundsWith('default_to_reference_first_50k', [1.3, 1.25]) });
+  assert.doesNotMatch(older, /same channel keys/);
+  const keyed = renderRun({ ingest_rounds: { ...base, default_to_reference_with_keys: spread([3.1, 3.3]) } });
+  assert.match(keyed, /reference given the same channel keys as the ingest .*: default \/ reference \*\*3\.1\*\* \(3\.1–3\.3\) \(rounds 3\.1, 3\.3; reference 19,500, 18,800\/s\)/);
+  // The verdict stays on the decode-only figure (1.2 and 1.24 here: missed).
+  assert.match(keyed, /default \/ reference ≥ 1\.5 \(\*\*missed\*\*\)/);
+});
+
+test('an ingest round of the default mesh times the reference with the channel keys too, and it decrypts every group text', { timeout: 120000 }, () => {
+  const out = execFileSync(process.execPath, ['--expose-gc', path.join(__dirname, '..', 'benchmarks', 'core.js'), '--ingest-round=default', '--quick', '--round-reports=50000'], { encoding: 'utf8' });
+  const result = JSON.parse(out.trim().split('\n').pop());
+  assert.strictEqual(result.profile, 'default');
+  assert.ok(result.reference_library_with_keys_per_s > 0);
+  // The simulator's group texts are all on channels the engine (and so the reference) has keys for.
+  assert.ok(result.reference_with_keys_group_texts > 1000, `${result.reference_with_keys_group_texts} group texts`);
+  assert.strictEqual(result.reference_with_keys_decrypted, result.reference_with_keys_group_texts);
+});
+
 test('an ingest round of the default mesh without advert checks runs with verification off', { timeout: 120000 }, () => {
   const out = execFileSync(process.execPath, ['--expose-gc', path.join(__dirname, '..', 'benchmarks', 'core.js'), '--ingest-round=default-unverified', '--quick', '--round-reports=60000'], { encoding: 'utf8' });
   const result = JSON.parse(out.trim().split('\n').pop());
