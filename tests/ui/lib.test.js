@@ -5,7 +5,7 @@ const { matchRoute, resolveRoute } = require('../../imports/ui/lib/router');
 const { niceTicks, linearScale, extent } = require('../../imports/ui/lib/chart-scale');
 const { formatDuration, formatNumber, formatDb, shortKey } = require('../../imports/ui/lib/format');
 const { byteCells, rowsOf, fieldCategory } = require('../../imports/ui/lib/packet-layout');
-const { fillHours, hopBars, heatmapRows } = require('../../imports/ui/lib/node-series');
+const { fillHours, hopBars, heatmapRows, peerRows } = require('../../imports/ui/lib/node-series');
 const uiConstants = require('../../imports/ui/lib/mesh-constants');
 const decode = require('../../imports/core/decode');
 const { layout } = decode;
@@ -75,4 +75,34 @@ test('mesh constants: the client copies match imports/core/decode.js', () => {
   assert.deepEqual(uiConstants.PAYLOAD_TYPES, decode.PAYLOAD_TYPES);
   assert.deepEqual(uiConstants.ROUTE_TYPES, decode.ROUTE_TYPES);
   assert.deepEqual(uiConstants.ROLES, decode.ROLES);
+});
+
+test('peerRows: keys naming one and the same known node are one row, summed, with the keys it was seen as', () => {
+  const topPeers = [
+    { peer: '67', count: 424, candidates: 1, name: 'Russian Ridge', node: '67b5aa' },
+    { peer: '13', count: 294, candidates: 4, name: null, node: null },
+    { peer: '67b5', count: 88, candidates: 1, name: 'Russian Ridge', node: '67b5aa' },
+    { peer: '1343', count: 66, candidates: 1, name: 'Round Top', node: '1343cc' },
+    { peer: '9f', count: 40, candidates: 0, name: null, node: null },
+    { peer: '67b5aa', count: 5, candidates: 1, name: 'Russian Ridge', node: '67b5aa' },
+  ];
+  const rows = peerRows(topPeers);
+  assert.deepEqual(rows.map((row) => [row.key, row.count, row.via.join(',')]), [
+    ['67b5aa', 517, '67,67b5,67b5aa'],
+    ['13', 294, '13'],
+    ['1343cc', 66, '1343'],
+    ['9f', 40, '9f'],
+  ]);
+  assert.equal(rows[0].name, 'Russian Ridge');
+  assert.equal(rows[1].node, null);
+  assert.equal(rows[1].candidates, 4);
+  // Summing can reorder: two keys of a node together outrank a single busier key.
+  const reordered = peerRows([
+    { peer: 'aa', count: 10, candidates: 2, name: null, node: null },
+    { peer: 'bb', count: 6, candidates: 1, name: 'B', node: 'bbkey' },
+    { peer: 'bb01', count: 6, candidates: 1, name: 'B', node: 'bbkey' },
+  ]);
+  assert.deepEqual(reordered.map((row) => [row.key, row.count]), [['bbkey', 12], ['aa', 10]]);
+  assert.equal(peerRows(topPeers, 2).length, 2);
+  assert.deepEqual(peerRows(undefined), []);
 });

@@ -380,7 +380,10 @@ function windowAnalytics(store, aggregates, node, params, now, fine, hourReads) 
     .map(({ key, count }) => ({ observer: key, count }));
   const topPeers = topEntries(peers, PEER_LIMIT).map(([peer, count]) => {
     const candidates = store.resolvePrefix(peer);
-    return { peer, count, candidates: candidates.length, name: candidates.length === 1 ? candidates[0].name : null };
+    const only = candidates.length === 1 ? candidates[0] : null;
+    // `node`: the one known node the key names (the page sums a node's rows under its 1-, 2- and
+    // 3-byte prefixes and its key into one); null when none or several do.
+    return { peer, count, candidates: candidates.length, name: only !== null ? only.name : null, node: only !== null ? only.pubKey : null };
   });
   const snrMean = mean(snrSum, snrCount);
   const snrStdDev = standardDeviation(snrCount, snrSum, snrSquares);

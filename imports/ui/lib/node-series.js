@@ -29,4 +29,28 @@ function hopBars(hopDistribution) {
   return Object.entries(hopDistribution || {}).map(([label, value]) => ({ label, value }));
 }
 
-module.exports = { fillHours, heatmapRows, hopBars, WEEKDAYS, HOUR_MS };
+/**
+ * The node view's top peers (keys: 1-, 2- or 3-byte prefixes, or public keys) as one row per
+ * peer node: the rows whose key names one and the same known node (`node`) are summed into one,
+ * which lists the keys it was seen as (`via`, busiest first); a key naming no known node or
+ * several stays a row of its own. Rows busiest first (then by key), at most `limit`.
+ */
+function peerRows(topPeers, limit = 10) {
+  const rows = [];
+  const byNode = new Map();
+  for (const peer of topPeers || []) {
+    const grouped = peer.node ? byNode.get(peer.node) : undefined;
+    if (grouped) {
+      grouped.count += peer.count;
+      grouped.via.push(peer.peer);
+      continue;
+    }
+    const row = { key: peer.node || peer.peer, node: peer.node || null, name: peer.name || null, candidates: peer.candidates, count: peer.count, via: [peer.peer] };
+    if (peer.node) byNode.set(peer.node, row);
+    rows.push(row);
+  }
+  rows.sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return rows.slice(0, limit);
+}
+
+module.exports = { fillHours, heatmapRows, hopBars, peerRows, WEEKDAYS, HOUR_MS };

@@ -24,7 +24,7 @@ import { TimeSeriesChart } from '../components/TimeSeriesChart';
 import { Heatmap } from '../components/Heatmap';
 import { HBarList } from '../components/HBarList';
 import { formatAgo, formatDb, formatDecimal, formatDuration, formatNumber, formatPct, formatClock, formatDateTime } from '../lib/format';
-import { heatmapRows, hopBars, HOUR_MS } from '../lib/node-series';
+import { heatmapRows, hopBars, peerRows, HOUR_MS } from '../lib/node-series';
 import { fillBuckets, bucketMsOf, perBucketText, bucketAdjective } from '../lib/time-buckets';
 
 const DAY_OPTIONS = [1, 7, 30].map((days) => ({ value: String(days), label: `${days} day${days > 1 ? 's' : ''}` }));
@@ -142,10 +142,13 @@ export function NodePage({ pubKey }) {
                 <BarChart data={hopBars(analytics.hopDistribution)} height={150} />
               </Card>
               <Card title="Peers" subtitle="hops next to it in paths">
-                <HBarList items={analytics.topPeers.slice(0, 10).map((peer) => ({
-                  key: peer.peer,
-                  label: <><span className="mono">{peer.peer}</span> {peer.name || <span className="muted small">{peer.candidates === 0 ? 'unknown' : `${peer.candidates} candidates`}</span>}</>,
-                  value: peer.count,
+                <HBarList items={peerRows(analytics.topPeers, 10).map((row) => ({
+                  key: row.key,
+                  // A known node once, linked, with the keys it was seen as; other keys as they are.
+                  label: row.node
+                    ? <><NodeLink pubKey={row.node} name={row.name} /> <span className="mono muted small">{row.via.join(' · ')}</span></>
+                    : <><span className="mono">{row.via[0]}</span> <span className="muted small">{row.candidates === 0 ? 'unknown' : `${row.candidates} candidates`}</span></>,
+                  value: row.count,
                 }))} empty="No peers in this window" />
               </Card>
               <Card title="Packet types">

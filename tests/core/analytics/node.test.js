@@ -143,7 +143,7 @@ function bruteNode(store, params, now) {
     hopDistribution,
     topPeers: Array.from(peers).sort(byCountThenKey).slice(0, 20).map(([peer, count]) => {
       const candidates = Array.from(store.nodes.values()).filter((n) => n.pubKey.startsWith(peer));
-      return { peer, count, candidates: candidates.length, name: candidates.length === 1 ? candidates[0].name : null };
+      return { peer, count, candidates: candidates.length, name: candidates.length === 1 ? candidates[0].name : null, node: candidates.length === 1 ? candidates[0].pubKey : null };
     }),
     heatmap,
     activeHours: hourList.filter((hour) => hour <= currentHour && hour >= firstHour).length,
