@@ -106,3 +106,37 @@ test('peerRows: keys naming one and the same known node are one row, summed, wit
   assert.equal(peerRows(topPeers, 2).length, 2);
   assert.deepEqual(peerRows(undefined), []);
 });
+
+test('topology rows: a repeater or a node pair seen with several hash sizes is one row, summed; unresolved hops stay apart', () => {
+  const { repeaterRows, pairRows } = require('../../imports/ui/lib/topology-rows');
+  const node = (pubKey, name) => ({ pubKey, name });
+  const hop = (key, resolved) => ({ hop: key, hashSize: key.length / 2, node: resolved || null, candidates: [], candidateCount: resolved ? 1 : 2 });
+  const roundTop = node('1343aa', 'Round Top');
+  const sunset = node('88b2cc', 'Sunset');
+  const repeaters = [
+    { ...hop('13', roundTop), count: 1085 },
+    { ...hop('fd', node('fda1', 'Moffett')), count: 1042 },
+    { ...hop('4e'), count: 548 },
+    { ...hop('1343', roundTop), count: 268 },
+  ];
+  assert.deepEqual(repeaterRows(repeaters).map((row) => [row.key, row.count, row.via.join(',')]), [
+    ['1343aa', 1353, '13,1343'],
+    ['fda1', 1042, 'fd'],
+    ['4e', 548, '4e'],
+  ]);
+  assert.equal(repeaterRows(repeaters, 2).length, 2);
+  const pair = (from, to, count) => ({ pair: `${from.hop},${to.hop}`, from, to, count });
+  const pairs = [
+    pair(hop('88', sunset), hop('13', roundTop), 533),
+    pair(hop('4e'), hop('13', roundTop), 300),
+    pair(hop('88b2', sunset), hop('1343', roundTop), 40),
+    // The other direction is another pair.
+    pair(hop('13', roundTop), hop('88', sunset), 20),
+  ];
+  assert.deepEqual(pairRows(pairs).map((row) => [row.key, row.count, row.via.join(' ')]), [
+    ['88b2cc>1343aa', 573, '88,13 88b2,1343'],
+    ['4e,13', 300, '4e,13'],
+    ['1343aa>88b2cc', 20, '13,88'],
+  ]);
+  assert.deepEqual(repeaterRows(undefined), []);
+});

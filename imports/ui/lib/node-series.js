@@ -1,5 +1,6 @@
 'use strict';
 /** Shapes the `node` view's analytics into chart series: labelled heatmap rows, hop bars (gap-free buckets: time-buckets.js). */
+const { groupByNode } = require('./group-by-node');
 
 const HOUR_MS = 3600 * 1000;
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
@@ -30,27 +31,12 @@ function hopBars(hopDistribution) {
 }
 
 /**
- * The node view's top peers (keys: 1-, 2- or 3-byte prefixes, or public keys) as one row per
- * peer node: the rows whose key names one and the same known node (`node`) are summed into one,
- * which lists the keys it was seen as (`via`, busiest first); a key naming no known node or
- * several stays a row of its own. Rows busiest first (then by key), at most `limit`.
+ * The node view's top peers as one row per peer node (group-by-node.js): { key, node (public key
+ * or null), name, candidates, count, via (the keys it was seen as) }, busiest first, at most `limit`.
  */
 function peerRows(topPeers, limit = 10) {
-  const rows = [];
-  const byNode = new Map();
-  for (const peer of topPeers || []) {
-    const grouped = peer.node ? byNode.get(peer.node) : undefined;
-    if (grouped) {
-      grouped.count += peer.count;
-      grouped.via.push(peer.peer);
-      continue;
-    }
-    const row = { key: peer.node || peer.peer, node: peer.node || null, name: peer.name || null, candidates: peer.candidates, count: peer.count, via: [peer.peer] };
-    if (peer.node) byNode.set(peer.node, row);
-    rows.push(row);
-  }
-  rows.sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return rows.slice(0, limit);
+  const rows = (topPeers || []).map((peer) => ({ key: peer.peer, nodeKey: peer.node || null, count: peer.count, row: peer }));
+  return groupByNode(rows, limit).map(({ key, nodeKey, count, via, row }) => ({ key, node: nodeKey, name: row.name || null, candidates: row.candidates, count, via }));
 }
 
 module.exports = { fillHours, heatmapRows, hopBars, peerRows, WEEKDAYS, HOUR_MS };

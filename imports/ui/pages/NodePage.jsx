@@ -146,7 +146,7 @@ export function NodePage({ pubKey }) {
                   key: row.key,
                   // A known node once, linked, with the keys it was seen as; other keys as they are.
                   label: row.node
-                    ? <><NodeLink pubKey={row.node} name={row.name} /> <span className="mono muted small">{row.via.join(' · ')}</span></>
+                    ? <><span className="mono">{row.via.join(' · ')}</span> <NodeLink pubKey={row.node} name={row.name} /></>
                     : <><span className="mono">{row.via[0]}</span> <span className="muted small">{row.candidates === 0 ? 'unknown' : `${row.candidates} candidates`}</span></>,
                   value: row.count,
                 }))} empty="No peers in this window" />

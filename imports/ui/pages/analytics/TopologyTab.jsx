@@ -7,6 +7,8 @@ import { StatTile } from '../../components/StatTile';
 import { BarChart } from '../../components/BarChart';
 import { HBarList } from '../../components/HBarList';
 import { HopLabel } from '../../components/HopLabel';
+import { NodeLink } from '../../components/NodeLink';
+import { repeaterRows, pairRows } from '../../lib/topology-rows';
 import { formatDecimal, formatNumber } from '../../lib/format';
 
 export function TopologyTab() {
@@ -30,10 +32,22 @@ export function TopologyTab() {
                 color="var(--accent-2)" valueFormat={(v) => formatDecimal(v, 0)} />
             </Card>
             <Card title="Top repeaters" subtitle={data.units.repeaters}>
-              <HBarList items={data.repeaters.map((r) => ({ key: r.hop, label: <HopLabel hop={r} />, value: r.count }))} />
+              <HBarList items={repeaterRows(data.repeaters).map(({ key, nodeKey, count, via, row }) => ({
+                key,
+                // A known repeater once, whatever hash sizes its hops had (its keys listed).
+                label: nodeKey ? <><span className="mono">{via.join(' · ')}</span> <NodeLink pubKey={row.node.pubKey} name={row.node.name} /></> : <HopLabel hop={row} />,
+                value: count,
+              }))} />
             </Card>
             <Card title="Top adjacent pairs" subtitle={data.units.pairs}>
-              <HBarList items={data.pairs.map((p) => ({ key: p.pair, label: <><HopLabel hop={p.from} /> → <HopLabel hop={p.to} /></>, value: p.count }))} color="var(--accent-3)" wide />
+              <HBarList items={pairRows(data.pairs).map(({ key, nodeKey, count, via, row }) => ({
+                key,
+                // A known node pair once, with the hop pairs it was seen as when there are several.
+                label: nodeKey && via.length > 1
+                  ? <><NodeLink pubKey={row.from.node.pubKey} name={row.from.node.name} /> → <NodeLink pubKey={row.to.node.pubKey} name={row.to.node.name} /> <span className="mono muted small">{via.map((pair) => pair.replace(',', '→')).join(' · ')}</span></>
+                  : <><HopLabel hop={row.from} /> → <HopLabel hop={row.to} /></>,
+                value: count,
+              }))} color="var(--accent-3)" wide />
             </Card>
           </div>
           <Card title="Reach per observer" subtitle={data.units.observers}>
