@@ -35,7 +35,7 @@ export function TopologyTab() {
               <HBarList items={repeaterRows(data.repeaters).map(({ key, nodeKey, count, via, row }) => ({
                 key,
                 // A known repeater once, whatever hash sizes its hops had (its keys listed).
-                label: nodeKey ? <><span className="mono">{via.join(' · ')}</span> <NodeLink pubKey={row.node.pubKey} name={row.node.name} /></> : <HopLabel hop={row} />,
+                label: <HopLabel hop={{ ...row, hop: via.join(' · ') }} />,
                 value: count,
               }))} />
             </Card>
