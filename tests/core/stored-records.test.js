@@ -146,10 +146,11 @@ test('SeqIndex answers like an array of the indexed transmissions under random i
   }
 });
 
-test('HashIndex answers like a Map of the stored transmissions', () => {
+for (const [label, options] of [['', {}], [' with narrow offsets (rebased and widened often, the tag shrinking)', { minOffsetBits: 3 }]]) test(`HashIndex answers like a Map of the stored transmissions${label}`, () => {
   const random = seededRandom(4);
   const fifo = new SeqDeque();
-  const index = new HashIndex(fifo);
+  const index = new HashIndex(fifo, options);
+  const bitsSeen = new Set();
   const truth = new Map();
   let seq = 0;
   const hex = () => Math.floor(random() * 2 ** 32).toString(16).padStart(8, '0');
@@ -170,6 +171,7 @@ test('HashIndex answers like a Map of the stored transmissions', () => {
       fifo.removeOldest(oldest);
       truth.delete(oldest.hash);
     }
+    bitsSeen.add(index.offsetBits);
     if (step % 101 === 0) {
       assert.equal(index.size, truth.size);
       for (const [hash, tx] of truth) assert.equal(index.get(hash), tx);
@@ -179,6 +181,8 @@ test('HashIndex answers like a Map of the stored transmissions', () => {
     }
   }
   assert.deepEqual(Array.from(index.values()), Array.from(truth.values()));
+  if (options.minOffsetBits) assert.ok(bitsSeen.size > 1, `offsets widened (seen ${[...bitsSeen]})`);
+  else assert.deepEqual([...bitsSeen], [24]);
 });
 
 test('the path interner shares equal hop lists while referenced, and charges a function of what is referenced', () => {
