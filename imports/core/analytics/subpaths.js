@@ -18,7 +18,7 @@
  * store, over the transmissions of its rarest hop (store.byPrefix), which is exact and bounded
  * by that hop's traffic.
  */
-const { defineView, ParamError, memoryPart } = require('./view');
+const { defineView, wrapNormalizeParams, ParamError, memoryPart } = require('./view');
 const { withSnapshotCache } = require('./snapshot-cache');
 const { describePrefix, keepBest } = require('./aggregates');
 const { TopTracker } = require('./top-tracker');
@@ -308,7 +308,6 @@ function nameOf(store, hop) {
 
 function listSnapshot(state, params, store) {
   const { minLength, maxLength, limit } = params;
-  if (minLength > maxLength) throw new ParamError('subpaths', 'minLength', `must not exceed maxLength (${maxLength})`);
   let distinct = 0;
   for (let length = minLength; length <= maxLength; length++) distinct += state.distinct[length];
   const total = state.totalPaths;
@@ -479,7 +478,7 @@ function detailSnapshot(state, params, store) {
   };
 }
 
-module.exports = defineView(withSnapshotCache({
+const definition = defineView(withSnapshotCache({
   name: 'subpaths',
   description: 'Most frequent hop sequences (2-8 hops) with counts and share; one subpath in detail.',
   params: {
@@ -496,6 +495,21 @@ module.exports = defineView(withSnapshotCache({
   },
 }));
 
+/**
+ * minLength above maxLength is a bad parameter (400 over REST, bad-params from a method or a
+ * subscription), checked with the others: thrown in the snapshot it was a failed snapshot, a
+ * 500 counted among the server's own errors.
+ */
+function withLengthsChecked(normalize) {
+  return (raw) => {
+    const params = normalize(raw);
+    if (params.minLength > params.maxLength) throw new ParamError('subpaths', 'minLength', `must not exceed maxLength (${params.maxLength})`);
+    return params;
+  };
+}
+wrapNormalizeParams(definition, withLengthsChecked, { inSnapshot: true });
+
+module.exports = definition;
 // For tests: the detail scan with other bounds.
 module.exports.scanSubpath = scanSubpath;
 module.exports.SCAN_LIMITS = SCAN_LIMITS;

@@ -165,6 +165,15 @@ test('subpaths rejects bad parameters by name', () => {
   assert.throws(() => view.snapshot({ subpath: 'aa' }), /subpath/);
   assert.throws(() => view.snapshot({ subpath: 'aa,zz' }), /subpath/);
   assert.throws(() => view.snapshot({ subpath: Array(10).fill('aa').join(',') }), /subpath/);
+  // Lengths out of order are a bad parameter when the parameters are read (REST 400, bad-params),
+  // not a snapshot that fails (REST 500, counted among the server's own errors).
+  // The engine's view (region-scoped, what REST, methods and publications call) reads them alike.
+  const engineView = createEngine({}).views.get('subpaths');
+  for (const normalize of [subpaths.normalizeParams, view.normalizeParams, engineView.normalizeParams]) {
+    assert.throws(() => normalize({ minLength: 5, maxLength: 2 }), { name: 'ParamError', message: 'subpaths: parameter "minLength" must not exceed maxLength (2)' });
+    assert.throws(() => normalize({ minLength: 8, maxLength: 2 }), { name: 'ParamError' });
+    assert.deepEqual(normalize({ minLength: 3, maxLength: 3 }), { minLength: 3, maxLength: 3, limit: 20, subpath: null, ...(normalize === engineView.normalizeParams ? { region: null } : {}) });
+  }
 });
 
 test('subpath first/last seen stay exact over a day of traffic with evictions across hours', () => {
