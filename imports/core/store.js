@@ -426,15 +426,22 @@ class PacketStore {
     return this.directory.restoreObserver({ id, name: doc.name || id, region: doc.region || null, firstSeen, lastSeen: firstSeen, reports: 0 });
   }
 
-  /** Transmissions involving a node: its adverts plus every packet whose hops or src/dest match its key prefixes. */
+  /**
+   * Transmissions involving a node: its adverts, the packets whose src or dest hash is its first
+   * byte, and for a repeater (only repeaters relay) those whose hops match its key prefixes.
+   */
   transmissionsOfNode(pubKey) {
+    const node = this.nodes.get(pubKey);
+    const relays = node !== undefined && node.role === 'repeater';
+    const address = pubKey.slice(0, 2);
     const seen = new Set();
     const out = [];
-    const collect = (deque) => deque && deque.forEachOldest((tx) => {
+    const collect = (deque, addressOnly) => deque && deque.forEachOldest((tx) => {
+      if (addressOnly && tx.srcHash !== address && tx.destHash !== address) return;
       if (!seen.has(tx)) { seen.add(tx); out.push(tx); }
     });
-    collect(this.byNode.get(pubKey));
-    for (const length of [2, 4, 6]) collect(this.byPrefix.get(pubKey.slice(0, length)));
+    collect(this.byNode.get(pubKey), false);
+    for (const length of relays ? [2, 4, 6] : [2]) collect(this.byPrefix.get(pubKey.slice(0, length)), !relays);
     out.sort((a, b) => a.seq - b.seq);
     return out;
   }

@@ -146,34 +146,46 @@ function checkProfile({ view, bruteForce, paramsList = [{}], seed = 7, count = 3
   return engine;
 }
 
-/** Does a transmission name `key` (advert key, src or dest hash, or a hop of any observed path)? */
+/**
+ * Does a transmission name `key`? An address key `@xx` (a src / dest hash) when its src or dest
+ * hash is xx; a public key when it is the advert's; a hop prefix when a hop of any observed path is it.
+ */
 function namesKey(tx, key) {
-  return (tx.advert !== null && tx.advert.pubKey === key) || tx.srcHash === key || tx.destHash === key
-    || tx.observations.some((o) => o.path.includes(key));
+  if (key.startsWith('@')) return tx.srcHash === key.slice(1) || tx.destHash === key.slice(1);
+  return (tx.advert !== null && tx.advert.pubKey === key) || tx.observations.some((o) => o.path.includes(key));
 }
 
-/** The observations of `tx` that name `key`: all of them for its advert, src and dest keys, else those whose path shows it. */
+/** The observations of `tx` that name `key`: all of them for its advert and address keys, else those whose path shows it. */
 function observationsNaming(tx, key) {
-  const isStatic = (tx.advert !== null && tx.advert.pubKey === key) || tx.srcHash === key || tx.destHash === key;
+  const isStatic = key.startsWith('@') ? namesKey(tx, key) : tx.advert !== null && tx.advert.pubKey === key;
   return isStatic ? tx.observations : tx.observations.filter((o) => o.path.includes(key));
 }
 
 /**
- * A node's packets by the per-key definition of node-tracker.js: for each of its keys (public
- * key, 1-, 2- and 3-byte prefixes) the stored transmissions naming it, concatenated (a
- * transmission naming two of its keys appears twice).
+ * The keys a node's figures sum, from the definition (node-tracker.js): its public key and its
+ * address key (`@` and its first byte: the src / dest hash of packets from or to it), and, for a
+ * repeater only (only repeaters relay), its 1-, 2- and 3-byte prefixes as hops.
+ */
+function nodeKeysOf(store, pubKey) {
+  const node = store.nodes.get(pubKey);
+  const address = `@${pubKey.slice(0, 2)}`;
+  return node && node.role === 'repeater' ? [pubKey, pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6), address] : [pubKey, address];
+}
+
+/**
+ * A node's packets by the per-key definition of node-tracker.js: for each of its keys
+ * (nodeKeysOf) the stored transmissions naming it, concatenated (a transmission naming two of
+ * its keys appears twice).
  */
 function packetsOfNodeByKey(store, pubKey) {
-  const keys = [pubKey, pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6)];
   const all = store.transmissions();
-  return keys.flatMap((key) => all.filter((tx) => namesKey(tx, key)));
+  return nodeKeysOf(store, pubKey).flatMap((key) => all.filter((tx) => namesKey(tx, key)));
 }
 
 /** The observations a node's figures sum: per key, those naming it (see observationsNaming). */
 function observationsOfNodeByKey(store, pubKey) {
-  const keys = [pubKey, pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6)];
   const all = store.transmissions();
-  return keys.flatMap((key) => all.filter((tx) => namesKey(tx, key)).flatMap((tx) => observationsNaming(tx, key)));
+  return nodeKeysOf(store, pubKey).flatMap((key) => all.filter((tx) => namesKey(tx, key)).flatMap((tx) => observationsNaming(tx, key)));
 }
 
 /** What a hop prefix names, from the definition: the known repeaters whose key starts with it. */
@@ -253,6 +265,7 @@ module.exports = {
   CHURN_KINDS,
   bruteResolve,
   namesKey,
+  nodeKeysOf,
   observationsNaming,
   observationsOfNodeByKey,
   packetsOfNodeByKey, simulatedReports, checkAgainstBruteForce, assertClose, seededRandom, loadFixture, FIXTURE_PATH };

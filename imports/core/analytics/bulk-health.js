@@ -31,7 +31,7 @@ module.exports = defineView({
       pubKey: node.pubKey,
       name: node.name,
       role: node.role,
-      ...healthSummary(tracker.nodeAggregates(node.pubKey), node, now),
+      ...healthSummary(tracker.nodeAggregates(node), node, now),
     }));
     return { total: store.nodes.size, nodes };
   },

@@ -7,31 +7,53 @@
  */
 const { nodeStatus } = require('../node-status');
 const { dayStart, KEY_LENGTHS } = require('./node-tracker');
+const { FORWARDING_ROLE } = require('../hop-resolver');
 
-/** The store's indexes that hold a node's transmissions: its adverts and its three key prefixes. */
-function nodeDeques(store, pubKey) {
+/**
+ * The store's indexes that hold a node's transmissions (NodeTracker.nodeKeys): its adverts, its
+ * first-byte index (src / dest hashes and 1-byte hops share it), and for a repeater its 2- and
+ * 3-byte hop indexes. `addressOnly[d]`: deque d holds hops that are not this node's (it is no
+ * repeater), so only its transmissions addressed from or to the node's first byte count.
+ */
+function nodeSources(store, node) {
   const deques = [];
-  const adverts = store.byNode.get(pubKey);
-  if (adverts) deques.push(adverts);
-  for (const length of KEY_LENGTHS) {
-    const deque = store.byPrefix.get(pubKey.slice(0, length));
-    if (deque) deques.push(deque);
+  const addressOnly = [];
+  const relays = node.role === FORWARDING_ROLE;
+  const adverts = store.byNode.get(node.pubKey);
+  if (adverts) {
+    deques.push(adverts);
+    addressOnly.push(false);
   }
-  return deques;
+  for (const length of KEY_LENGTHS) {
+    if (!relays && length > 2) break; // src and dest hashes are 1 byte
+    const deque = store.byPrefix.get(node.pubKey.slice(0, length));
+    if (deque) {
+      deques.push(deque);
+      addressOnly.push(!relays);
+    }
+  }
+  return { deques, addressOnly, address: node.pubKey.slice(0, 2) };
+}
+
+function addressedTo(tx, address) {
+  return tx.srcHash === address || tx.destHash === address;
 }
 
 /**
- * Visit a node's transmissions with time >= fromTime, oldest first, each once (a k-way merge
- * of its store indexes by seq); stops when `visit` returns false. O(its packets), no sort.
+ * Visit a node's transmissions (`node`: { pubKey, role }) with time >= fromTime, oldest first,
+ * each once (a k-way merge of its store indexes by seq); stops when `visit` returns false.
+ * O(the transmissions of its indexes), no sort.
  */
-function forEachTransmissionOfNode(store, pubKey, fromTime, visit) {
-  const deques = nodeDeques(store, pubKey);
+function forEachTransmissionOfNode(store, node, fromTime, visit) {
+  const { deques, addressOnly, address } = nodeSources(store, node);
   const cursors = deques.map((deque) => (fromTime === -Infinity ? 0 : deque.lowerBoundTime(fromTime)));
   for (;;) {
     let next = null;
     for (let d = 0; d < deques.length; d++) {
-      if (cursors[d] >= deques[d].length) continue;
-      const tx = deques[d].at(cursors[d]);
+      const deque = deques[d];
+      while (addressOnly[d] && cursors[d] < deque.length && !addressedTo(deque.at(cursors[d]), address)) cursors[d]++;
+      if (cursors[d] >= deque.length) continue;
+      const tx = deque.at(cursors[d]);
       if (next === null || tx.seq < next.seq) next = tx;
     }
     if (next === null) return;
@@ -43,15 +65,17 @@ function forEachTransmissionOfNode(store, pubKey, fromTime, visit) {
 }
 
 /** A node's newest `limit` transmissions, newest first (merge from the back of its indexes). */
-function recentTransmissionsOfNode(store, pubKey, limit) {
-  const deques = nodeDeques(store, pubKey);
+function recentTransmissionsOfNode(store, node, limit) {
+  const { deques, addressOnly, address } = nodeSources(store, node);
   const cursors = deques.map((deque) => deque.length - 1);
   const out = [];
   while (out.length < limit) {
     let next = null;
     for (let d = 0; d < deques.length; d++) {
+      const deque = deques[d];
+      while (addressOnly[d] && cursors[d] >= 0 && !addressedTo(deque.at(cursors[d]), address)) cursors[d]--;
       if (cursors[d] < 0) continue;
-      const tx = deques[d].at(cursors[d]);
+      const tx = deque.at(cursors[d]);
       if (next === null || tx.seq > next.seq) next = tx;
     }
     if (next === null) break;

@@ -5,16 +5,20 @@
  * report itself (not by the size of the mesh).
  *
  * Keys: a transmission names the advert's public key (ADVERT), its src and dest hashes (1-byte
- * key prefixes), and every hop hash in the path of any of its observations (1-, 2- or 3-byte
- * prefixes). Aggregates are kept per key, whether or not a known node has that key, so nothing
- * needs re-deriving when a node is learned later. A node's figures are the sum over its keys:
- * its public key and its 1-, 2- and 3-byte prefixes (nodeAggregates). A transmission counts
- * once per key; one that names a node through two different keys (its own advert relayed by a
- * repeater sharing its first byte) counts once for each (the README's "Views" says so).
+ * key prefixes, keyed as address keys `@d2`, apart from the same byte seen as a hop:
+ * observation-keys.js), and every hop hash in the path of any of its observations (1-, 2- or
+ * 3-byte prefixes). Aggregates are kept per key, whether or not a known node has that key, so
+ * nothing needs re-deriving when a node is learned later. A node's figures are the sum over its
+ * keys (nodeKeys): its public key, its address key and, for a repeater only (only repeaters
+ * relay), its 1-, 2- and 3-byte prefixes as hops; the role is read at snapshot time, so a node
+ * that re-adverts as another role is summed by its new role at once. A transmission counts once
+ * per key; one that names a node through two different keys (a message to a repeater's first
+ * byte that the repeater relayed) counts once for each (the README's "Views" says so).
  *
- * Ambiguity: hop, src and dest hashes are key prefixes (often one byte), so a prefix shared by
- * several known nodes counts toward every one of them. The views flag such nodes
- * (`ambiguousPrefix`); nothing here guesses which node it really was.
+ * Ambiguity: hop, src and dest hashes are key prefixes (often one byte), so a hop prefix shared
+ * by several known repeaters, or an address shared by several known nodes, counts toward every
+ * one of them. The views flag such nodes (`ambiguousPrefix`); nothing here guesses which node it
+ * really was.
  *
  * Observations: a key's observation figures (SNR, RSSI, observers, peers) count the observations
  * that name it: every observation of a transmission for its advert, src and dest keys, and for a
@@ -37,7 +41,8 @@ const { hourBucket, DAY_MS } = require('./view');
 const { entryBytes, BYTES } = require('../memory-account');
 const { PairCounts } = require('./pair-counts');
 const { observationCountOf, observationAt, observationIndexOf } = require('../stored-records');
-const { HOP, Matches, ObservationPeers, KnownKeys, seenPath, matchStatic, matchPath, matchPathSlots } = require('./observation-keys');
+const { HOP, Matches, ObservationPeers, KnownKeys, seenPath, matchStatic, matchPath, matchPathSlots, addressKey } = require('./observation-keys');
+const { FORWARDING_ROLE } = require('../hop-resolver');
 const { HOUR_FIELD: H, HOUR_BYTES, newHourBucket, addTime, removeOldestTime } = require('./hour-times');
 
 const KEY_LENGTHS = [2, 4, 6]; // hex lengths of 1-, 2- and 3-byte hash prefixes
@@ -221,21 +226,31 @@ class NodeTracker {
     return this.aggregates.get(key) || null;
   }
 
-  /** The aggregates a node's figures sum: its public key's and its 1-, 2- and 3-byte prefixes'. */
-  nodeAggregates(pubKey) {
+  /** The aggregates a node's figures sum (NodeTracker.nodeKeys). `node`: { pubKey, role }. */
+  nodeAggregates(node) {
     const out = [];
-    const own = this.aggregates.get(pubKey);
-    if (own) out.push(own);
-    for (let i = 0; i < KEY_LENGTHS.length; i++) {
-      const aggregate = this.aggregates.get(pubKey.slice(0, KEY_LENGTHS[i]));
+    for (const key of NodeTracker.nodeKeys(node)) {
+      const aggregate = this.aggregates.get(key);
       if (aggregate) out.push(aggregate);
     }
     return out;
   }
 
-  /** The keys whose versions a node's snapshot depends on. */
+  /**
+   * The keys a node's figures sum: its public key and its address key (the src / dest hash of
+   * the packets it sent or was sent), and for a repeater its 1-, 2- and 3-byte prefixes as hops.
+   * Only repeaters forward: the hops a companion's, room's or sensor's first bytes match are
+   * other nodes' relays (hop-resolver.js).
+   */
+  static nodeKeys(node) {
+    const { pubKey } = node;
+    if (node.role !== FORWARDING_ROLE) return [pubKey, addressKey(pubKey.slice(0, 2))];
+    return [pubKey, pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6), addressKey(pubKey.slice(0, 2))];
+  }
+
+  /** The keys whose versions a node's snapshot depends on (whatever its role: a node can re-advert as another). */
   static keysOf(pubKey) {
-    return [pubKey, pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6)];
+    return [pubKey, pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6), addressKey(pubKey.slice(0, 2))];
   }
 
   /** apply() for view instance `owner`: the driving instance works, the others read its result. */

@@ -46,6 +46,8 @@ const {
 } = require('./node-health');
 const { nodeStatus } = require('../node-status');
 const { PAYLOAD_TYPES } = require('../decode');
+const { forwardersOf } = require('../hop-resolver');
+const { addressKey, isAddressKey, hexOfKey } = require('./observation-keys');
 
 const PUBLIC_KEY_RE = /^[0-9a-fA-F]{64}$/;
 const ADVERT_LIMIT = 20;
@@ -85,9 +87,9 @@ function standardDeviation(count, sum, squares) {
 }
 
 /** First and last packet time of one hour and its longest inner gap, read from the store's indexes. */
-function readHourTimes(store, pubKey, start) {
+function readHourTimes(store, node, start) {
   const times = { first: null, last: null, maxGap: 0, maxGapEnd: null };
-  forEachTransmissionOfNode(store, pubKey, start, (tx) => {
+  forEachTransmissionOfNode(store, node, start, (tx) => {
     if (tx.time >= start + HOUR_MS) return false;
     if (times.first === null) times.first = tx.time;
     else if (tx.time - times.last > times.maxGap) {
@@ -116,14 +118,15 @@ const HOUR_READS_LIMIT = 1024;
 class HourReads {
   constructor(limit = HOUR_READS_LIMIT) {
     this.limit = limit;
-    this.kept = new Map(); // `${pubKey}@${start}` -> { buckets, versions, times }
+    this.kept = new Map(); // `${pubKey}@${role}@${start}` -> { buckets, versions, times }
     this.hits = 0;
     this.reads = 0;
   }
 
-  /** readHourTimes(store, pubKey, start), or the kept answer while `buckets` are unchanged. */
-  times(store, pubKey, start, buckets) {
-    const key = `${pubKey}@${start}`;
+  /** readHourTimes(store, node, start), or the kept answer while `buckets` are unchanged. */
+  times(store, node, start, buckets) {
+    // The role is part of the key: it says which of the store's indexes are the node's.
+    const key = `${node.pubKey}@${node.role}@${start}`;
     const kept = this.kept.get(key);
     if (kept !== undefined) {
       this.kept.delete(key); // re-inserted below: the Map's order is least recently used first
@@ -134,7 +137,7 @@ class HourReads {
       }
     }
     this.reads++;
-    const times = readHourTimes(store, pubKey, start);
+    const times = readHourTimes(store, node, start);
     if (this.limit > 0) {
       this.kept.set(key, { buckets: buckets.slice(), versions: buckets.map((bucket) => bucket[H.VERSION]), times });
       if (this.kept.size > this.limit) this.kept.delete(this.kept.keys().next().value);
@@ -184,8 +187,8 @@ function unionBounds(buckets) {
  * that bound could reach the longest gap found elsewhere (a busy node's hours almost never can),
  * so the figure stays exact at a fraction of the reads.
  */
-function longestSilence(store, pubKey, hours, from, now, hourReads) {
-  const read = (start, buckets) => hourReads.times(store, pubKey, start, buckets);
+function longestSilence(store, node, hours, from, now, hourReads) {
+  const read = (start, buckets) => hourReads.times(store, node, start, buckets);
   // Pass 1: every hour's first and last time, its inner gap when known, or a bound on it.
   const rows = hours.map(([start, buckets]) => {
     if (buckets.length === 1 && buckets[0][H.EXACT]) return { start, exact: true, ...hourTimes(buckets[0]) };
@@ -224,12 +227,12 @@ const SNR_SUM = 1;
 const SNR_COUNT = 2;
 const FINE_LEVELS = [{ name: 'minute', keepMs: 3 * ONE_HOUR }, { name: '5min', keepMs: 24 * ONE_HOUR }];
 
-/** Keys an observation names (observation-keys.js): the advert key, src and dest hashes, its path's hops; each once. */
+/** Keys an observation names (observation-keys.js): the advert key, src and dest address keys, its path's hops; each once. */
 function keysNamedBy(tx, observation, keys) {
   keys.length = 0;
   if (tx.advert !== null) keys.push(tx.advert.pubKey);
-  if (tx.srcHash !== null && !keys.includes(tx.srcHash)) keys.push(tx.srcHash);
-  if (tx.destHash !== null && !keys.includes(tx.destHash)) keys.push(tx.destHash);
+  if (tx.srcHash !== null) keys.push(addressKey(tx.srcHash));
+  if (tx.destHash !== null && !keys.includes(addressKey(tx.destHash))) keys.push(addressKey(tx.destHash));
   const path = observation.path;
   for (let i = 0; i < path.length; i++) if (!keys.includes(path[i])) keys.push(path[i]);
   return keys;
@@ -240,7 +243,7 @@ const scratchKeys = [];
 /** Was `key` named by an observation of `tx` before observations[index]? (transmission keys always are) */
 function namedBefore(tx, index, key) {
   if (index === 0) return false;
-  if ((tx.advert !== null && tx.advert.pubKey === key) || tx.srcHash === key || tx.destHash === key) return true;
+  if ((tx.advert !== null && tx.advert.pubKey === key) || (tx.srcHash !== null && addressKey(tx.srcHash) === key) || (tx.destHash !== null && addressKey(tx.destHash) === key)) return true;
   for (let i = 0; i < index; i++) if (tx.observations[i].path.includes(key)) return true;
   return false;
 }
@@ -301,10 +304,10 @@ function evictFine(fine, tx) {
 }
 
 /** Activity and SNR trend of one node per `size` bucket over [from, to): from the fine counts. */
-function fineSeries(fine, size, pubKey, from, to, newest) {
+function fineSeries(fine, size, node, from, to, newest) {
   const activity = [];
   const snrTrend = [];
-  for (const { start, row } of fine.series(size, { keys: NodeTracker.keysOf(pubKey), from, to: to - 1, newest })) {
+  for (const { start, row } of fine.series(size, { keys: NodeTracker.nodeKeys(node), from, to: to - 1, newest })) {
     if (row[PACKETS] > 0) activity.push({ time: start, packets: row[PACKETS] });
     if (row[SNR_COUNT] > 0) snrTrend.push({ time: start, meanSnr: row[SNR_SUM] / row[SNR_COUNT] });
   }
@@ -379,16 +382,19 @@ function windowAnalytics(store, aggregates, node, params, now, fine, hourReads) 
   const observerCoverage = Array.from(observers, ([key, count]) => ({ key, count })).sort(byCountThenKey)
     .map(({ key, count }) => ({ observer: key, count }));
   const topPeers = topEntries(peers, PEER_LIMIT).map(([peer, count]) => {
-    const candidates = store.resolvePrefix(peer);
+    // A hop key names the repeaters it matches (only they relay); an address key (`@d2`, a src or
+    // dest hash) any node; a public key itself.
+    const address = isAddressKey(peer);
+    const candidates = address ? store.resolvePrefix(hexOfKey(peer)) : forwardersOf(store, peer);
     const only = candidates.length === 1 ? candidates[0] : null;
     // `node`: the one known node the key names (the page sums a node's rows under its 1-, 2- and
     // 3-byte prefixes and its key into one); null when none or several do.
-    return { peer, count, candidates: candidates.length, name: only !== null ? only.name : null, node: only !== null ? only.pubKey : null };
+    return { peer, count, address, candidates: candidates.length, name: only !== null ? only.name : null, node: only !== null ? only.pubKey : null };
   });
   const snrMean = mean(snrSum, snrCount);
   const snrStdDev = standardDeviation(snrCount, snrSum, snrSquares);
   const size = chooseBucket(params.bucket, { oldest: heardFrom, newest: now, lastTime: newestTime(store), counts: fine });
-  if (size !== 'hour') ({ activity, snrTrend } = fineSeries(fine, size, node.pubKey, windowStart, windowEnd, newestTime(store)));
+  if (size !== 'hour') ({ activity, snrTrend } = fineSeries(fine, size, node, windowStart, windowEnd, newestTime(store)));
   return {
     days,
     windowStart,
@@ -406,7 +412,7 @@ function windowAnalytics(store, aggregates, node, params, now, fine, hourReads) 
     activeHours,
     heardFrom,
     availabilityPct: (100 * activeHours) / elapsedHours,
-    longestSilence: longestSilence(store, node.pubKey, hours, heardFrom, now, hourReads),
+    longestSilence: longestSilence(store, node, hours, heardFrom, now, hourReads),
     snrMean,
     snrStdDev,
     signalGrade: signalGrade(snrMean, snrStdDev),
@@ -447,7 +453,7 @@ module.exports = defineView({
   snapshot({ tracker, fine, hourReads }, params, store, now) {
     const node = store.nodes.get(params.pubKey);
     if (!node) return { found: false };
-    const aggregates = tracker.nodeAggregates(node.pubKey);
+    const aggregates = tracker.nodeAggregates(node);
     const sharers = prefixSharers(store, node.pubKey).map((other) => ({ pubKey: other.pubKey, name: other.name }));
     sharers.sort((a, b) => (a.pubKey < b.pubKey ? -1 : 1));
     const advertDeque = store.byNode.get(node.pubKey);
@@ -460,7 +466,7 @@ module.exports = defineView({
     }
     const observers = Array.from(observerTotals(aggregates), ([observer, entry]) => ({ key: observer.id, count: entry.count, entry })).sort(byCountThenKey)
       .map(({ key, count, entry }) => ({ observer: key, count, meanSnr: mean(entry.snrSum, entry.snrCount), meanRssi: mean(entry.rssiSum, entry.rssiCount) }));
-    const recentPackets = recentTransmissionsOfNode(store, node.pubKey, RECENT_LIMIT).map((tx) => ({
+    const recentPackets = recentTransmissionsOfNode(store, node, RECENT_LIMIT).map((tx) => ({
       hash: tx.hash, time: tx.time, payloadType: tx.payloadType, hops: tx.hopCount, snr: meanSnrOf(tx),
     }));
     return {

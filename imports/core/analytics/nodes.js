@@ -111,7 +111,7 @@ const definition = defineView({
         firstSeen: node.firstSeen,
         lastSeen: node.lastSeen,
         status,
-        packets: sumAggregates(tracker.nodeAggregates(node.pubKey)).packets,
+        packets: sumAggregates(tracker.nodeAggregates(node)).packets,
         adverts: adverts ? adverts.length : 0,
       });
     }

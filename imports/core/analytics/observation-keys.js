@@ -2,8 +2,9 @@
 /**
  * Which keys one observation names, and which of them the earlier observations of its
  * transmission named: the matching behind the node tracker (node-tracker.js). A transmission
- * names its advert's public key, its src and dest hashes, and every hop of every observed path;
- * a key it names as a hop is flagged HOP (the node relayed the packet).
+ * names its advert's public key, its src and dest hashes (as address keys, `@d2`: see addressKey),
+ * and every hop of every observed path; a key it names as a hop is flagged HOP (the node relayed
+ * the packet).
  *
  * Matches holds one observation's keys (a handful: arrays beat a Map); ObservationPeers lists,
  * per key, the keys next to it in that observation; KnownKeys keeps, for recent transmissions,
@@ -14,6 +15,35 @@
 // Flags of one node's match with one transmission.
 const MATCHED = 1;
 const HOP = 2; // the node is a hop of some observed path: it relayed the packet
+
+/**
+ * A src or dest hash is keyed apart from the same bytes seen as a hop: `@d2` is "the packet was
+ * addressed from or to a node starting d2", `d2` "a node starting d2 relayed it". Only
+ * repeaters relay, so a companion, room or sensor sums its public key and its address key, never
+ * the hop keys of the repeaters that share its first byte (on a 5,000-node mesh about 20 nodes
+ * share each byte, and the busiest repeater's relays used to be credited to every companion
+ * that shared it). A repeater sums both. The strings are made once per hash value.
+ */
+const ADDRESS_MARK = '@';
+const addressKeys = new Map();
+
+function addressKey(hash) {
+  let key = addressKeys.get(hash);
+  if (key === undefined) {
+    key = ADDRESS_MARK + hash;
+    if (addressKeys.size < 4096) addressKeys.set(hash, key); // src/dest hashes are 1 byte: 256 at most
+  }
+  return key;
+}
+
+function isAddressKey(key) {
+  return key.charCodeAt(0) === 64; // '@'
+}
+
+/** The hex a key stands for (an address key without its mark). */
+function hexOfKey(key) {
+  return isAddressKey(key) ? key.slice(1) : key;
+}
 
 /**
  * Peers of every key of one observation, each as a list of indexes into the observation's
@@ -43,13 +73,13 @@ class ObservationPeers {
       if (i > 0) this.add(m, hopSlots[i - 1]);
       if (i < last) this.add(m, hopSlots[i + 1]);
     }
-    const srcSlot = tx.srcHash !== null ? own.indexOf(tx.srcHash) : -1;
+    const srcSlot = tx.srcHash !== null ? own.indexOf(addressKey(tx.srcHash)) : -1;
     if (path.length > 0) {
       if (srcSlot >= 0) this.add(srcSlot, hopSlots[0]);
       if (tx.advert !== null) this.add(own.indexOf(tx.advert.pubKey), hopSlots[0]);
     }
     if (srcSlot >= 0 && tx.destHash !== null) {
-      const destSlot = own.indexOf(tx.destHash);
+      const destSlot = own.indexOf(addressKey(tx.destHash));
       this.add(srcSlot, destSlot);
       this.add(destSlot, srcSlot);
     }
@@ -190,11 +220,11 @@ function seenPath(observations, i) {
   return false;
 }
 
-/** Add the keys named by the transmission itself (advert key, src and dest hashes) to `matches`. */
+/** Add the keys named by the transmission itself (advert key, src and dest address keys) to `matches`. */
 function matchStatic(tx, matches) {
   if (tx.advert !== null) matches.add(tx.advert.pubKey, MATCHED);
-  if (tx.srcHash !== null) matches.add(tx.srcHash, MATCHED);
-  if (tx.destHash !== null) matches.add(tx.destHash, MATCHED);
+  if (tx.srcHash !== null) matches.add(addressKey(tx.srcHash), MATCHED);
+  if (tx.destHash !== null) matches.add(addressKey(tx.destHash), MATCHED);
   return matches;
 }
 
@@ -209,4 +239,4 @@ function matchPathSlots(path, matches, hopSlots) {
   return matches;
 }
 
-module.exports = { MATCHED, HOP, KNOWN_KEYS_SIZE, Matches, ObservationPeers, KnownKeys, seenPath, matchStatic, matchPath, matchPathSlots };
+module.exports = { MATCHED, HOP, KNOWN_KEYS_SIZE, addressKey, isAddressKey, hexOfKey, Matches, ObservationPeers, KnownKeys, seenPath, matchStatic, matchPath, matchPathSlots };

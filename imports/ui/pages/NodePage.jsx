@@ -141,7 +141,7 @@ export function NodePage({ pubKey }) {
               <Card title="Hop distribution" subtitle="packets by hop count">
                 <BarChart data={hopBars(analytics.hopDistribution)} height={150} />
               </Card>
-              <Card title="Peers" subtitle="hops next to it in paths">
+              <Card title="Peers" subtitle="hops next to it in paths; @xx: the other end of messages it sent or got (a src/dest hash)">
                 <HBarList items={peerRows(analytics.topPeers, 10).map((row) => ({
                   key: row.key,
                   // A known node once, linked, with the keys it was seen as; other keys as they are.

@@ -1,7 +1,7 @@
 'use strict';
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { checkAgainstBruteForce, simulatedReports, assertClose, seededRandom, namesKey, observationsNaming } = require('../../helpers/mesh');
+const { checkAgainstBruteForce, simulatedReports, assertClose, seededRandom, namesKey, nodeKeysOf, observationsNaming } = require('../../helpers/mesh');
 const { createEngine } = require('../../../imports/core/engine');
 const { sharedTracker } = require('../../../imports/core/analytics/node-tracker');
 const { KnownKeys } = require('../../../imports/core/analytics/observation-keys');
@@ -23,8 +23,8 @@ function bruteNode(store, params, now) {
   if (!node) return { found: false };
   const pubKey = node.pubKey;
   // Per-key definition (node-tracker.js): a node's figures sum those of its keys (public key,
-  // 1-, 2- and 3-byte prefixes); a transmission counts once per key that it names.
-  const keys = [pubKey, pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6)];
+  // address key, and a repeater's 1-, 2- and 3-byte prefixes); a transmission counts once per key that it names.
+  const keys = nodeKeysOf(store, pubKey);
   const all = store.transmissions();
   // Each key sees the observations that name it (all of them for its advert, src and dest keys;
   // for a hop key those whose path shows the hop): a keyed copy of the transmission carries them.
@@ -95,7 +95,9 @@ function bruteNode(store, params, now) {
   for (const [key, list] of keyTxs) {
     for (const tx of inWindowOf(list)) {
       if (tx.observations.some((o) => o.path.includes(key))) relayed++;
-      const origin = (tx.advert && tx.advert.pubKey === key) || tx.srcHash === key;
+      const src = tx.srcHash !== null ? `@${tx.srcHash}` : null;
+      const dest = tx.destHash !== null ? `@${tx.destHash}` : null;
+      const origin = (tx.advert && tx.advert.pubKey === key) || src === key;
       for (const o of tx.observations) {
         const adjacent = new Set();
         o.path.forEach((hop, i) => {
@@ -104,8 +106,8 @@ function bruteNode(store, params, now) {
           if (i < o.path.length - 1) adjacent.add(o.path[i + 1]);
         });
         if (origin && o.path.length) adjacent.add(o.path[0]);
-        if (tx.srcHash === key && tx.destHash) adjacent.add(tx.destHash);
-        if (tx.destHash === key && tx.srcHash) adjacent.add(tx.srcHash);
+        if (src === key && dest) adjacent.add(dest);
+        if (dest === key && src) adjacent.add(src);
         adjacent.delete(key);
         for (const peer of adjacent) peers.set(peer, (peers.get(peer) || 0) + 1);
       }
@@ -142,8 +144,10 @@ function bruteNode(store, params, now) {
     observerCoverage: Array.from(coverage).sort(byCountThenKey).map(([observer, count]) => ({ observer, count })),
     hopDistribution,
     topPeers: Array.from(peers).sort(byCountThenKey).slice(0, 20).map(([peer, count]) => {
-      const candidates = Array.from(store.nodes.values()).filter((n) => n.pubKey.startsWith(peer));
-      return { peer, count, candidates: candidates.length, name: candidates.length === 1 ? candidates[0].name : null, node: candidates.length === 1 ? candidates[0].pubKey : null };
+      // An address key names any node starting with its hex; a hop key only repeaters (only they relay).
+      const address = peer.startsWith('@');
+      const candidates = Array.from(store.nodes.values()).filter((n) => (address ? n.pubKey.startsWith(peer.slice(1)) : n.role === 'repeater' && n.pubKey.startsWith(peer)));
+      return { peer, count, address, candidates: candidates.length, name: candidates.length === 1 ? candidates[0].name : null, node: candidates.length === 1 ? candidates[0].pubKey : null };
     }),
     heatmap,
     activeHours: hourList.filter((hour) => hour <= currentHour && hour >= firstHour).length,
@@ -308,8 +312,9 @@ for (const views of [['node'], ['nodes', 'node', 'bulkHealth']]) {
       const versions = new Map(Array.from(engine.store.nodes.keys(), (pubKey) => [pubKey, view.versionFor({ pubKey })]));
       const { tx, observation } = engine.ingest(report);
       for (const [pubKey, version] of versions) {
-        // A report changes the figures of the keys it names itself (node-tracker.js).
-        const keys = [pubKey, pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6)];
+        // A report changes the figures of the keys it names itself (node-tracker.js): any key
+        // the node could sum (its role can change with its next advert).
+        const keys = [pubKey, pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6), `@${pubKey.slice(0, 2)}`];
         const involved = Boolean(observation) && keys.some((key) => observationsNaming(tx, key).includes(observation) && namesKey(tx, key));
         if (!involved) assert.equal(view.versionFor({ pubKey }), version, `${pubKey} was not involved`);
         else assert.ok(view.versionFor({ pubKey }) > version, `${pubKey} was involved`);

@@ -105,3 +105,44 @@ test('nodes keys: bounded and validated with clear errors; any order or case is 
   const all = many.slice(0, 200);
   assert.equal(engine.snapshot('nodes', { keys: all }).nodes.length, engine.snapshot('nodes', { keys: all.join(',') }).nodes.length);
 });
+
+test('a companion sharing its first key byte with a repeater is not credited with the repeater\'s relays; the repeater is, and both with packets addressed to that byte', () => {
+  const { keyPairFromSeed, advertAppData, advertSigner, signAdvert, packetHex, ROUTE, ROLE_IDS } = require('../../../imports/core/simulate/packets');
+  const { createEngine } = require('../../../imports/core/engine');
+  // Two keys with the same first byte (found by trying seeds: one in 256 shares it).
+  const keyOf = (n) => keyPairFromSeed(Buffer.alloc(32, 0).fill(n >> 8, 0, 1).fill(n & 0xff, 1, 2));
+  const repeaterKeys = keyOf(1);
+  const byte = repeaterKeys.publicKey[0];
+  let companionKeys = null;
+  for (let n = 2; companionKeys === null; n++) if (keyOf(n).publicKey[0] === byte) companionKeys = keyOf(n);
+  const hex = (value) => value.toString(16).padStart(2, '0').toUpperCase();
+  const other = (byte + 1) & 0xff;
+  const third = (byte + 2) & 0xff;
+  const engine = createEngine({ views: ['nodes', 'node'] });
+  let time = Date.UTC(2026, 10, 1);
+  const report = (raw) => {
+    const result = engine.ingest({ raw, observerId: 'obs1', snr: 4, rssi: -90, time: time += 1000 });
+    assert.equal(result.error, undefined, JSON.stringify(result.error));
+  };
+  const advert = (keys, role, name) => packetHex({ routeType: ROUTE.FLOOD, payloadType: 4, pathLength: 0, payload: signAdvert(advertSigner(keys, advertAppData(ROLE_IDS[role], name, null, null)), 100) });
+  // A direct message (TXT_MSG: dest, src, MAC, one cipher block), relayed through `path` (1-byte hops).
+  const message = (dest, src, path, salt) => packetHex({ routeType: ROUTE.FLOOD, payloadType: 2, pathLength: path.length, pathHex: path.map(hex).join(''), payload: Buffer.from([dest, src, salt, 0, ...Array(16).fill(salt)]) });
+  report(advert(repeaterKeys, 'repeater', 'R'));
+  report(advert(companionKeys, 'companion', 'C'));
+  for (let i = 0; i < 10; i++) report(message(other, third, [other, byte, third], i + 1)); // relayed by the repeater
+  report(message(byte, other, [], 99)); // addressed to the shared first byte: either node's
+  const rows = new Map(engine.view('nodes').snapshot({ limit: 10 }).nodes.map((row) => [row.name, row]));
+  assert.equal(rows.get('R').packets, 1 + 10 + 1, 'the repeater: its advert, its relays, the message to its byte');
+  assert.equal(rows.get('C').packets, 1 + 1, 'the companion: its advert and the message to its byte, none of the relays');
+  const companion = engine.view('node').snapshot({ pubKey: companionKeys.publicKey.toString('hex') }, time + 1000);
+  assert.equal(companion.health.packets, 2);
+  assert.equal(companion.analytics.relayed, 0);
+  const repeater = engine.view('node').snapshot({ pubKey: repeaterKeys.publicKey.toString('hex') }, time + 1000);
+  assert.equal(repeater.analytics.relayed, 10);
+  // The repeater's hop peers name repeaters only; the message's sender is an address peer of the byte.
+  const peers = new Map(repeater.analytics.topPeers.map((peer) => [peer.peer, peer]));
+  assert.equal(peers.get(hex(other).toLowerCase()).count, 10);
+  assert.equal(peers.get(hex(other).toLowerCase()).address, false);
+  assert.equal(peers.get(`@${hex(other).toLowerCase()}`).count, 1);
+  assert.equal(peers.get(`@${hex(other).toLowerCase()}`).address, true);
+});

@@ -32,8 +32,9 @@ function bruteUnion(tx, index) {
   if (index === 0) return union;
   const name = (key, flags) => union.set(key, (union.get(key) || 0) | flags);
   if (tx.advert) name(tx.advert.pubKey, MATCHED);
-  if (tx.srcHash !== null) name(tx.srcHash, MATCHED);
-  if (tx.destHash !== null) name(tx.destHash, MATCHED);
+  // src and dest hashes are named as address keys (`@` and the hash), apart from the same bytes as a hop.
+  if (tx.srcHash !== null) name(`@${tx.srcHash}`, MATCHED);
+  if (tx.destHash !== null) name(`@${tx.destHash}`, MATCHED);
   for (let i = 0; i < index; i++) for (const hop of tx.observations[i].path) name(hop, MATCHED | HOP);
   return union;
 }
@@ -94,13 +95,15 @@ test('observation peers: hops next to a key, the first hop for the origin, src a
       if (i > 0) meet(path[i], path[i - 1]);
       if (i < path.length - 1) meet(path[i], path[i + 1]);
     }
+    const src = tx.srcHash !== null ? `@${tx.srcHash}` : null;
+    const dest = tx.destHash !== null ? `@${tx.destHash}` : null;
     if (path.length > 0) {
-      if (tx.srcHash !== null) meet(tx.srcHash, path[0]);
+      if (src !== null) meet(src, path[0]);
       if (tx.advert) meet(tx.advert.pubKey, path[0]);
     }
-    if (tx.srcHash !== null && tx.destHash !== null) {
-      meet(tx.srcHash, tx.destHash);
-      meet(tx.destHash, tx.srcHash);
+    if (src !== null && dest !== null) {
+      meet(src, dest);
+      meet(dest, src);
     }
     for (let m = 0; m < own.size; m++) {
       const listed = peers.lists[m].slice(0, peers.counts[m]).map((slot) => own.keys[slot]);
