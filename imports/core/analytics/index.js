@@ -6,6 +6,7 @@ const VIEW_DEFINITIONS = [
   require('./observers'),
   require('./observer'),
   require('./nodes'),
+  require('./places'),
   require('./node'),
   require('./bulk-health'),
   require('./channels'),
