@@ -19,6 +19,8 @@
  *   - the Live page's filter expression is evaluated by the server (only matching rows; a bad
  *     one shows its position), and `packets.live` over DDP takes it as its second argument;
  *   - at 375 px wide no page scrolls sideways, in both themes, and the menu collapses;
+ *   - found by an exploratory review on the large mesh:
+ *     live charts draw the bucket still filling as "so far" (dashed, tooltip, legend);
  *   - screenshots go to tests/browser/screenshots/ (ignored; `npm run shots:publish` copies
  *     them into docs/screenshots/, which the README shows): <page>.png at 1280x800 (dark),
  *     phone-dark-<page>.png and phone-light-<page>.png at 375x812, light-overview.png.
@@ -478,6 +480,24 @@ test('dashboard in a browser', { timeout: 15 * 60 * 1000 }, async (t) => {
         }
       }
       assert.deepEqual(offenders, [], 'pages that scroll sideways at 375 px');
+    });
+
+    await t.test('live charts: the bucket still filling is drawn "so far", not as a full bucket', async () => {
+      const { context, page, errors } = await openPage(browser, app.url, 'reactive');
+      try {
+        for (const tab of ['/analytics/rf', '/analytics/hash-sizes']) {
+          await go(page, tab);
+          // The views tick every second: some snapshot's generatedAt falls inside its last bucket.
+          const partial = page.locator('.card svg circle.partial-bucket title').first();
+          await partial.waitFor({ state: 'attached', timeout: WAIT_MS });
+          assert.match(await partial.textContent(), /^\d\d:\d\d:\d\d–\d\d:\d\d:\d\d so far \(bucket ends \d\d:\d\d:\d\d\): [\d,]+$/, `${tab}: the partial bucket's tooltip`);
+          assert.ok(await page.locator('.card svg path.partial-bucket[stroke-dasharray]').count() > 0, `${tab}: the partial bucket is dashed`);
+          await page.locator('.legend-partial', { hasText: 'current bucket, so far' }).first().waitFor({ timeout: WAIT_MS });
+        }
+        assert.deepEqual(errors, [], 'no uncaught page errors');
+      } finally {
+        await context.close();
+      }
     });
 
     await t.test('screenshots of every page (tests/browser/screenshots)', async () => {

@@ -140,3 +140,26 @@ test('topology rows: a repeater or a node pair seen with several hash sizes is o
   ]);
   assert.deepEqual(repeaterRows(undefined), []);
 });
+
+test('time series: the bucket holding `until` is the partial one (drawn "so far"), complete buckets are not', () => {
+  const { partialBucketStart, isPartialBucket, bucketSpanText, MINUTE_MS, HOUR_MS } = require('../../imports/ui/lib/time-buckets');
+  const minute = (m) => new Date(2026, 10, 28, 4, m).getTime();
+  const xs = [minute(10), minute(11), minute(12)];
+  // The RF tab's case: generatedAt 3 s into 04:12, whose 351 packets are not a collapse from 6,000.
+  assert.equal(partialBucketStart(xs, MINUTE_MS, minute(12) + 3000), minute(12));
+  assert.equal(isPartialBucket(minute(12), MINUTE_MS, minute(12) + 3000), true);
+  assert.equal(isPartialBucket(minute(11), MINUTE_MS, minute(12) + 3000), false);
+  // At the bucket's first instant it is filling; at its end it is complete.
+  assert.equal(partialBucketStart(xs, MINUTE_MS, minute(12)), minute(12));
+  assert.equal(partialBucketStart(xs, MINUTE_MS, minute(13)), null, 'until at the end of the last bucket: all complete');
+  assert.equal(partialBucketStart(xs, MINUTE_MS, minute(20)), null, 'a snapshot older than now: no bucket holds now');
+  assert.equal(partialBucketStart(xs, MINUTE_MS, null), null, 'no until: nothing is called partial');
+  assert.equal(partialBucketStart([], MINUTE_MS, minute(12)), null);
+  assert.equal(partialBucketStart(xs, 0, minute(12)), null);
+  // Order does not matter (series are concatenated); the hour holding now among hourly bars.
+  assert.equal(partialBucketStart([minute(0) + HOUR_MS, minute(0)], HOUR_MS, minute(0) + HOUR_MS + 60000), minute(0) + HOUR_MS);
+  // Tooltips: a complete bucket's span; the partial one says "so far" and when it ends, with no extrapolated figure.
+  assert.equal(bucketSpanText(minute(11), MINUTE_MS, minute(12) + 3000), '04:11:00–04:12:00');
+  assert.equal(bucketSpanText(minute(12), MINUTE_MS, minute(12) + 3000), '04:12:00–04:12:03 so far (bucket ends 04:13:00)');
+  assert.equal(bucketSpanText(minute(12), MINUTE_MS, undefined), '04:12:00–04:13:00');
+});

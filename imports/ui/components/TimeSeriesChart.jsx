@@ -4,13 +4,16 @@
  * With `bucketMs` each point stands for [x, x + bucketMs) and is drawn as a step over that span,
  * clipped to [from, until] (see lib/time-buckets.js), and its tooltip gives the bucket's span:
  * the views pick minute to hour buckets (the snapshot's `bucket.ms` is what to pass here), and a
- * bucket still filling reads as a level up to now, not as one floating dot.
+ * bucket still filling reads as a level up to now, not as one floating dot. That bucket (the one
+ * holding `until`, lib/time-buckets.js partialBucketStart) counts only so far: it is drawn dashed
+ * and lighter, with a hollow marker, its tooltip says "so far", and the legend says what dashed
+ * means, so a minute 3 s old does not read as a traffic collapse. Nothing is extrapolated.
  */
 import React from 'react';
 import { ChartFrame } from './ChartFrame';
 import { linearScale, niceTicks, extent, tickFormatter } from '../lib/chart-scale';
 import { formatClock, formatHour, formatNumber } from '../lib/format';
-import { bucketDomain } from '../lib/time-buckets';
+import { bucketDomain, partialBucketStart, bucketSpanText } from '../lib/time-buckets';
 
 const MARGIN = { top: 8, right: 10, bottom: 22, left: 44 };
 const HOUR = 3600000;
@@ -34,10 +37,17 @@ function timeLabel(time, span) {
   return formatClock(time).slice(0, 5);
 }
 
-/** A point's tooltip: its time, or the span of its bucket ("14:05:00–14:06:00: 12"). */
-function pointTitle(point, bucket, yFormat) {
-  const when = bucket ? `${formatClock(point.x)}–${formatClock(point.x + bucket)}` : formatClock(point.x);
+/** A point's tooltip: its time, or the span of its bucket ("14:05:00–14:06:00: 12"; "… so far" while it fills). */
+function pointTitle(point, bucket, yFormat, until) {
+  const when = bucket ? bucketSpanText(point.x, bucket, until) : formatClock(point.x);
   return `${when}: ${yFormat(point.y)}`;
+}
+
+const PARTIAL_OPACITY = 0.55;
+const PARTIAL_DASH = '4 3';
+
+function hasValue(point) {
+  return point && point.y !== null && point.y !== undefined && Number.isFinite(point.y);
 }
 
 function linePath(points, x, y) {
@@ -51,11 +61,12 @@ function linePath(points, x, y) {
   return d;
 }
 
-function stepPath(points, bucketMs, x, y, [start, end]) {
+/** Complete buckets as joined steps; the partial bucket (`partialX`) is left to partialStepPath. */
+function stepPath(points, bucketMs, x, y, [start, end], partialX = null) {
   let d = '';
   let previousEnd = null;
   for (const point of points) {
-    if (point.y === null || point.y === undefined || !Number.isFinite(point.y)) { previousEnd = null; continue; }
+    if (!hasValue(point) || point.x === partialX) { previousEnd = null; continue; }
     const from = Math.max(point.x, start);
     const to = Math.min(point.x + bucketMs, end);
     if (to <= from) continue;
@@ -66,12 +77,35 @@ function stepPath(points, bucketMs, x, y, [start, end]) {
   return d;
 }
 
+/**
+ * The bucket still filling, as its own (dashed) path: from the previous bucket's level when the
+ * two touch, so the step down to a partial count is dashed too, then its level up to `end`.
+ */
+function partialStepPath(points, bucketMs, x, y, [start, end], partialX) {
+  const index = points.findIndex((point) => point.x === partialX);
+  const point = points[index];
+  if (!hasValue(point)) return '';
+  const from = Math.max(point.x, start);
+  const to = Math.min(point.x + bucketMs, end);
+  if (to <= from) return '';
+  const previous = points[index - 1];
+  const joined = hasValue(previous) && Math.abs(Math.min(previous.x + bucketMs, end) - from) < 1;
+  const level = y(point.y).toFixed(1);
+  return `M${x(from).toFixed(1)},${joined ? y(previous.y).toFixed(1) : level}L${x(from).toFixed(1)},${level}L${x(to).toFixed(1)},${level}`;
+}
+
+/** The start of the bucket still filling at `until`, when the chart has buckets. */
+function partialOf(series, bucket, until) {
+  return bucket ? partialBucketStart(series.flatMap((s) => s.points.filter(hasValue).map((p) => p.x)), bucket, until) : null;
+}
+
 function Plot({ width, height, series, kind, yFormat, zeroBased, barWidthMs, bucketMs, from, until }) {
   const innerWidth = width - MARGIN.left - MARGIN.right;
   const innerHeight = height - MARGIN.top - MARGIN.bottom;
   const all = series.flatMap((s) => s.points);
   const bucket = bucketMs || (kind === 'bars' ? barWidthMs : null);
   const domain = bucket ? bucketDomain(all.map((p) => p.x), bucket, from, until) : null;
+  const partialX = partialOf(kind === 'bars' ? series.slice(0, 1) : series, bucket, until);
   const [xMin, xMax] = domain || extent(all.map((p) => p.x));
   const [yLow, yHigh] = extent(all.map((p) => p.y), zeroBased ? 0 : undefined);
   // A flat zero series (an empty queue) keeps its axis at 0..1, not -1..1.
@@ -105,20 +139,35 @@ function Plot({ width, height, series, kind, yFormat, zeroBased, barWidthMs, buc
           // A bucket's bar covers its span less a 1px gap; without buckets, bars share the width.
           const w = Math.max(1, right !== null ? x(right) - x(left) - 1 : (innerWidth / Math.max(1, series[0].points.length)) * 0.85);
           const top = y(point.y || 0);
+          const partial = point.x === partialX;
           return (
-            <rect key={point.x} x={x(left)} y={Math.min(top, base)} width={w} height={Math.abs(base - top)} fill={series[0].color}>
-              <title>{pointTitle(point, bucket, yFormat)}</title>
+            <rect key={point.x} x={x(left)} y={Math.min(top, base)} width={w} height={Math.abs(base - top)} fill={series[0].color}
+              className={partial ? 'partial-bucket' : undefined} fillOpacity={partial ? 0.3 : undefined}
+              stroke={partial ? series[0].color : undefined} strokeDasharray={partial ? PARTIAL_DASH : undefined}>
+              <title>{pointTitle(point, bucket, yFormat, until)}</title>
             </rect>
           );
         })}
         {kind !== 'bars' && series.map((s) => (
           <g key={s.name}>
-            <path d={bucket ? stepPath(s.points, bucket, x, y, [xMin, xMax]) : linePath(s.points, x, y)} fill="none" stroke={s.color} strokeWidth={1.6} />
-            {s.points.length <= 48 && s.points.map((point) => (point.y === null || !Number.isFinite(point.y) ? null : (
-              <circle key={point.x} cx={x(bucket ? (Math.max(point.x, xMin) + Math.min(point.x + bucket, xMax)) / 2 : point.x)} cy={y(point.y)} r={2.2} fill={s.color}>
-                <title>{pointTitle(point, bucket, yFormat)}</title>
-              </circle>
-            )))}
+            <path d={bucket ? stepPath(s.points, bucket, x, y, [xMin, xMax], partialX) : linePath(s.points, x, y)} fill="none" stroke={s.color} strokeWidth={1.6} />
+            {partialX !== null && (
+              <path className="partial-bucket" d={partialStepPath(s.points, bucket, x, y, [xMin, xMax], partialX)} fill="none" stroke={s.color} strokeWidth={1.6}
+                strokeDasharray={PARTIAL_DASH} strokeOpacity={PARTIAL_OPACITY} />
+            )}
+            {s.points.map((point) => {
+              if (!hasValue(point)) return null;
+              const partial = point.x === partialX;
+              // Markers when there are few points; the bucket still filling always gets one (hollow), for its "so far" tooltip.
+              if (!partial && s.points.length > 48) return null;
+              return (
+                <circle key={point.x} cx={x(bucket ? (Math.max(point.x, xMin) + Math.min(point.x + bucket, xMax)) / 2 : point.x)} cy={y(point.y)}
+                  r={partial ? 3 : 2.2} fill={partial ? 'var(--panel)' : s.color} stroke={partial ? s.color : undefined} strokeWidth={partial ? 1.4 : undefined}
+                  className={partial ? 'partial-bucket' : undefined}>
+                  <title>{pointTitle(point, bucket, yFormat, until)}</title>
+                </circle>
+              );
+            })}
           </g>
         ))}
         <line y1={innerHeight} y2={innerHeight} x2={innerWidth} className="axis-line" />
@@ -130,11 +179,15 @@ function Plot({ width, height, series, kind, yFormat, zeroBased, barWidthMs, buc
 export function TimeSeriesChart({ series, height = 160, kind = 'line', yFormat = formatNumber, zeroBased = true, barWidthMs, bucketMs, from, until }) {
   const points = series ? series.reduce((n, s) => n + s.points.length, 0) : 0;
   if (points === 0) return <div className="chart-empty">No data in this window</div>;
+  const partial = partialOf(kind === 'bars' ? series.slice(0, 1) : series, bucketMs || (kind === 'bars' ? barWidthMs : null), until) !== null;
   return (
     <>
       <ChartFrame>{(width) => <Plot width={width} height={height} series={series} kind={kind} yFormat={yFormat} zeroBased={zeroBased} barWidthMs={barWidthMs} bucketMs={bucketMs} from={from} until={until} />}</ChartFrame>
-      {series.length > 1 && (
-        <div className="legend">{series.map((s) => <span key={s.name}><i style={{ background: s.color }} />{s.name}</span>)}</div>
+      {(series.length > 1 || partial) && (
+        <div className="legend">
+          {series.length > 1 && series.map((s) => <span key={s.name}><i style={{ background: s.color }} />{s.name}</span>)}
+          {partial && <span className="legend-partial" title="The last bucket is still filling: its count is so far, not a full bucket"><i className="dashed" />dashed: current bucket, so far</span>}
+        </div>
       )}
     </>
   );

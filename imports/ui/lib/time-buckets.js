@@ -1,4 +1,5 @@
 'use strict';
+const { formatClock } = require('./format');
 /**
  * Time buckets for charts. The time views (rf, hashSizes, node, channelAnalytics) count per
  * minute, 5 or 15 minutes or hour and, asked for `bucket: 'auto'`, pick the finest size that
@@ -31,6 +32,35 @@ function bucketDomain(xs, bucketMs, from, until) {
   if (Number.isFinite(from) && from > start && from < end) start = from;
   if (Number.isFinite(until) && until < end && until > start) end = until;
   return [start, end];
+}
+
+/**
+ * The start of the bucket still filling at `until` (x <= until < x + bucketMs) among `xs`, or
+ * null when every bucket is complete (or `until` is unknown). Its count is a partial one ("so
+ * far"), so charts must not draw it as a full bucket: a live minute 3 s old reads as a collapse.
+ */
+function partialBucketStart(xs, bucketMs, until) {
+  if (!Number.isFinite(until) || !Number.isFinite(bucketMs) || bucketMs <= 0) return null;
+  let partial = null;
+  for (const x of xs) {
+    if (Number.isFinite(x) && x <= until && until < x + bucketMs && (partial === null || x > partial)) partial = x;
+  }
+  return partial;
+}
+
+/** Whether the bucket starting at `x` is still filling at `until`. */
+function isPartialBucket(x, bucketMs, until) {
+  return Number.isFinite(x) && Number.isFinite(until) && Number.isFinite(bucketMs) && bucketMs > 0 && x <= until && until < x + bucketMs;
+}
+
+/**
+ * A bucket's span for its tooltip: "14:05:00–14:06:00"; the bucket still filling at `until` reads
+ * "14:05:00–14:05:03 so far (bucket ends 14:06:00)", so its count is never taken for a full one.
+ */
+function bucketSpanText(x, bucketMs, until) {
+  const end = formatClock(x + bucketMs);
+  if (!isPartialBucket(x, bucketMs, until)) return `${formatClock(x)}–${end}`;
+  return `${formatClock(x)}–${formatClock(until)} so far (bucket ends ${end})`;
 }
 
 /** A snapshot's bucket length in ms (hours when it says nothing: an older server). */
@@ -87,4 +117,4 @@ function fillBuckets(rows, { bucketMs, windowStart, now, key = 'packets', lead =
   return points;
 }
 
-module.exports = { timelineHours, bucketDomain, bucketMsOf, perBucketText, bucketAdjective, bucketLabel, timelineLabels, fillBuckets, HOUR_MS, MINUTE_MS };
+module.exports = { timelineHours, bucketDomain, partialBucketStart, isPartialBucket, bucketSpanText, bucketMsOf, perBucketText, bucketAdjective, bucketLabel, timelineLabels, fillBuckets, HOUR_MS, MINUTE_MS };
