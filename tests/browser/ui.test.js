@@ -21,6 +21,7 @@
  *   - at 375 px wide no page scrolls sideways, in both themes, and the menu collapses;
  *   - found by an exploratory review on the large mesh:
  *     live charts draw the bucket still filling as "so far" (dashed, tooltip, legend);
+ *     a malformed or unheard channel hash is named, not an empty panel;
  *   - screenshots go to tests/browser/screenshots/ (ignored; `npm run shots:publish` copies
  *     them into docs/screenshots/, which the README shows): <page>.png at 1280x800 (dark),
  *     phone-dark-<page>.png and phone-light-<page>.png at 375x812, light-overview.png.
@@ -494,6 +495,24 @@ test('dashboard in a browser', { timeout: 15 * 60 * 1000 }, async (t) => {
           assert.ok(await page.locator('.card svg path.partial-bucket[stroke-dasharray]').count() > 0, `${tab}: the partial bucket is dashed`);
           await page.locator('.legend-partial', { hasText: 'current bucket, so far' }).first().waitFor({ timeout: WAIT_MS });
         }
+        assert.deepEqual(errors, [], 'no uncaught page errors');
+      } finally {
+        await context.close();
+      }
+    });
+
+    await t.test('channels: a malformed or unheard channel hash is named, not an empty panel', async () => {
+      const { context, page, errors } = await openPage(browser, app.url, 'reactive');
+      try {
+        for (const [hash, shown] of [['zz', 'zz'], ['ffff', 'ffff'], ['%3Cb%3Ex', '<b>x']]) {
+          await go(page, `/channels/${hash}`);
+          await page.locator('.chat-panel .state-error', { hasText: `No channel “${shown}”: a channel hash is 2 hex digits` }).waitFor({ timeout: WAIT_MS });
+        }
+        const heard = new Set((await (await fetch(`${app.url}/api/views/channels`)).json()).channels.map((channel) => channel.hash));
+        const unheard = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0')).find((hash) => !heard.has(hash));
+        await go(page, `/channels/${unheard}`);
+        await page.locator('.chat-panel .state', { hasText: `No stored messages on channel ${unheard}` }).waitFor({ timeout: WAIT_MS });
+        assert.equal(await page.locator('.chat-head h2').textContent(), `#${unheard}`);
         assert.deepEqual(errors, [], 'no uncaught page errors');
       } finally {
         await context.close();

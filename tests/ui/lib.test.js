@@ -163,3 +163,16 @@ test('time series: the bucket holding `until` is the partial one (drawn "so far"
   assert.equal(bucketSpanText(minute(12), MINUTE_MS, minute(12) + 3000), '04:12:00–04:12:03 so far (bucket ends 04:13:00)');
   assert.equal(bucketSpanText(minute(12), MINUTE_MS, undefined), '04:12:00–04:13:00');
 });
+
+test('channel hash: 2 hex digits; a malformed or unheard channel gets a notice, not an empty panel', () => {
+  const { isChannelHash, channelNotice } = require('../../imports/ui/lib/channel-hash');
+  assert.equal(isChannelHash('ff'), true);
+  for (const bad of ['zz', 'ffff', '<b>x', 'f', '', null, undefined]) assert.equal(isChannelHash(bad), false, String(bad));
+  assert.deepEqual(channelNotice({ hash: 'zz', known: false, messageCount: null }), { error: true, text: 'No channel “zz”: a channel hash is 2 hex digits (00 to ff).' });
+  assert.equal(channelNotice({ hash: '<b>x', known: false, messageCount: null }).text, 'No channel “<b>x”: a channel hash is 2 hex digits (00 to ff).');
+  assert.equal(channelNotice({ hash: 'ffff', known: false, messageCount: null }).error, true);
+  assert.match(channelNotice({ hash: 'ff', known: false, messageCount: 0 }).text, /^No stored messages on channel ff/);
+  assert.equal(channelNotice({ hash: 'ff', known: true, messageCount: 0 }).text, 'No decrypted message on this channel.');
+  assert.equal(channelNotice({ hash: 'ff', known: false, messageCount: null }), null, 'still loading: the spinner, no notice');
+  assert.equal(channelNotice({ hash: '11', known: true, messageCount: 3 }), null);
+});

@@ -1,10 +1,12 @@
 /**
  * The Channels page's data: the channel list, and the chosen channel's messages (the first
  * decryptable channel when none is chosen). `older()` pages back with the view's `before`
- * cursor; `latest()` returns to the live end.
+ * cursor; `latest()` returns to the live end. `valid` is false for a chosen hash that is not 2 hex
+ * digits (nothing is asked for it; the page says so).
  */
 import { useState } from 'react';
 import { useView } from './use-view';
+import { isChannelHash } from '../lib/channel-hash';
 
 const MESSAGE_LIMIT = 100;
 
@@ -18,11 +20,13 @@ export function useChannelChat(hash) {
   const before = cursor.channel === chosen ? cursor.before : null;
   const params = { channel: chosen || '00', limit: MESSAGE_LIMIT };
   if (before !== null) params.before = before;
-  const messages = useView('channelMessages', params, { enabled: Boolean(chosen) && /^[0-9a-f]{2}$/.test(chosen) });
+  const valid = isChannelHash(chosen);
+  const messages = useView('channelMessages', params, { enabled: valid });
   return {
     channels,
     list,
     chosen,
+    valid,
     current: list.find((channel) => channel.hash === chosen) || null,
     messages,
     paging: before !== null,

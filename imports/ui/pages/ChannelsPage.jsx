@@ -9,6 +9,7 @@ import { Clip } from '../components/Clip';
 import { ChatView } from '../components/ChatView';
 import { Sparkline } from '../components/Sparkline';
 import { formatAgo, formatNumber } from '../lib/format';
+import { channelNotice } from '../lib/channel-hash';
 
 function ChannelList({ list, chosen, now }) {
   return (
@@ -39,7 +40,9 @@ export function ChannelsPage({ hash }) {
   const chat = useChannelChat(hash);
   const now = useNow(5000);
   const { messages, current } = chat;
-  const title = current ? current.name || `#${current.hash}` : 'Channels';
+  const title = current ? current.name || `#${current.hash}` : chat.valid ? `#${chat.chosen}` : 'Channels';
+  // A chosen hash that is malformed, or has no stored message, says so rather than leaving the panel empty.
+  const notice = chat.chosen ? channelNotice({ hash: chat.chosen, known: Boolean(current), messageCount: messages.data ? messages.data.messages.length : null }) : null;
   return (
     <>
       <PageHeader title="Channels" subtitle="Decrypted group messages, per channel, as they arrive." />
@@ -57,9 +60,11 @@ export function ChannelsPage({ hash }) {
             </header>
             {current && current.encrypted ? (
               <div className="state state-empty">No key for channel {current.hash}: its messages cannot be read. Add the channel to settings.channels.</div>
+            ) : !chat.valid && chat.chosen ? (
+              <div className="state state-error" role="alert">{notice.text}</div>
             ) : (
               <ViewState loading={messages.loading} error={messages.error} hasData={Boolean(messages.data)}
-                empty={messages.data && messages.data.messages.length === 0} emptyText="No decrypted message on this channel.">
+                empty={messages.data && messages.data.messages.length === 0} emptyText={notice ? notice.text : 'No decrypted message on this channel.'}>
                 {messages.data && <ChatView messages={messages.data.messages} />}
               </ViewState>
             )}
