@@ -22,6 +22,7 @@
  *   - found by an exploratory review on the large mesh:
  *     live charts draw the bucket still filling as "so far" (dashed, tooltip, legend);
  *     a malformed or unheard channel hash is named, not an empty panel;
+ *     a 300-character id in the URL wraps instead of scrolling the page sideways (1280 and 375 px);
  *   - screenshots go to tests/browser/screenshots/ (ignored; `npm run shots:publish` copies
  *     them into docs/screenshots/, which the README shows): <page>.png at 1280x800 (dark),
  *     phone-dark-<page>.png and phone-light-<page>.png at 375x812, light-overview.png.
@@ -517,6 +518,28 @@ test('dashboard in a browser', { timeout: 15 * 60 * 1000 }, async (t) => {
       } finally {
         await context.close();
       }
+    });
+
+    await t.test('a 300-character id in the URL wraps: no page scrolls sideways (1280 and 375 px)', async () => {
+      const long = (c) => c.repeat(300);
+      const offenders = [];
+      for (const viewport of [VIEWPORT, PHONE]) {
+        const { context, page, errors } = await openPage(browser, app.url, 'reactive', { viewport });
+        try {
+          for (const to of [`/packets/${long('a')}`, `/observers/${long('x')}`, `/nodes/${long('x')}`, `/channels/${long('x')}`]) {
+            await go(page, to);
+            // The answer (an error or "not found"), not the loading state before it.
+            await page.locator('.state-error, .state-empty').first().waitFor({ timeout: WAIT_MS });
+            await page.waitForTimeout(600); // one throttled render after the answer
+            const found = await page.evaluate(horizontalOverflow);
+            if (found.overflow > 0) offenders.push(`${to.slice(0, 14)}… at ${viewport.width} px: ${found.overflow}px ${found.offenders.join(' ')}`);
+          }
+          assert.deepEqual(errors, [], 'no uncaught page errors');
+        } finally {
+          await context.close();
+        }
+      }
+      assert.deepEqual(offenders, [], 'pages that scroll sideways');
     });
 
     await t.test('screenshots of every page (tests/browser/screenshots)', async () => {
