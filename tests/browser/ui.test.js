@@ -23,6 +23,7 @@
  *     live charts draw the bucket still filling as "so far" (dashed, tooltip, legend);
  *     a malformed or unheard channel hash is named, not an empty panel;
  *     a 300-character id in the URL wraps instead of scrolling the page sideways (1280 and 375 px);
+ *     the Nodes list's Next shows the new page from its first row;
  *   - screenshots go to tests/browser/screenshots/ (ignored; `npm run shots:publish` copies
  *     them into docs/screenshots/, which the README shows): <page>.png at 1280x800 (dark),
  *     phone-dark-<page>.png and phone-light-<page>.png at 375x812, light-overview.png.
@@ -56,6 +57,12 @@ const PAGES = [
   { name: 'analytics-observers', path: '/analytics/observers', ready: 'table tbody tr' },
   { name: 'perf', path: '/perf', ready: '[data-testid="perf-stats"] .stat-value' },
 ];
+
+/** Where a block's top is against the sticky header and the viewport (run in the page). */
+function topInView(selector) {
+  const top = document.querySelector(selector).getBoundingClientRect().top;
+  return { top, header: document.querySelector('.topbar').getBoundingClientRect().bottom, height: window.innerHeight, scrollY: window.scrollY };
+}
 
 /** A GRP_TXT packet on an unknown channel with random ciphertext: valid, and new every time. */
 function freshPacket() {
@@ -540,6 +547,24 @@ test('dashboard in a browser', { timeout: 15 * 60 * 1000 }, async (t) => {
         }
       }
       assert.deepEqual(offenders, [], 'pages that scroll sideways');
+    });
+
+    await t.test('Nodes: "Next" below the list shows the new page from its first row', async () => {
+      const { context, page, errors } = await openPage(browser, app.url, 'reactive');
+      try {
+        await go(page, '/nodes');
+        const next = page.locator('.pager button', { hasText: 'Next' });
+        await next.waitFor({ timeout: WAIT_MS });
+        await next.scrollIntoViewIfNeeded();
+        assert.ok(await page.evaluate(() => window.scrollY) > 0, 'the pager is below the fold');
+        await next.click();
+        await page.locator('.pager span', { hasText: /^101–/ }).waitFor({ timeout: WAIT_MS });
+        const list = await page.evaluate(topInView, '[data-testid="node-list"]');
+        assert.ok(list.top >= list.header && list.top < list.height / 2, `the next page's first row is in view: ${JSON.stringify(list)}`);
+        assert.deepEqual(errors, [], 'no uncaught page errors');
+      } finally {
+        await context.close();
+      }
     });
 
     await t.test('screenshots of every page (tests/browser/screenshots)', async () => {

@@ -176,3 +176,19 @@ test('channel hash: 2 hex digits; a malformed or unheard channel gets a notice, 
   assert.equal(channelNotice({ hash: 'ff', known: false, messageCount: null }), null, 'still loading: the spinner, no notice');
   assert.equal(channelNotice({ hash: '11', known: true, messageCount: 3 }), null);
 });
+
+test('reveal: a block whose top is out of view is scrolled to just below the sticky header; one in view stays', () => {
+  const { revealScrollTop } = require('../../imports/ui/lib/scroll');
+  // Nodes: "Next" clicked at the bottom of a long list, its top 3,900 px above the viewport.
+  assert.equal(revealScrollTop({ top: -3900, scrollY: 4200, viewportHeight: 800, inset: 48 }), 4200 - 3900 - 48 - 8);
+  // Its top hidden under the 48 px header counts as out of view.
+  assert.equal(revealScrollTop({ top: 20, scrollY: 500, viewportHeight: 800, inset: 48 }), 500 + 20 - 48 - 8);
+  // Subpaths: the detail opened above the table, near the page's top: never a negative scroll.
+  assert.equal(revealScrollTop({ top: -200, scrollY: 150, viewportHeight: 800, inset: 48 }), 0);
+  // Below the viewport (a detail opening further down) is scrolled to as well.
+  assert.equal(revealScrollTop({ top: 900, scrollY: 0, viewportHeight: 800, inset: 48 }), 900 - 48 - 8);
+  // In view: not moved.
+  assert.equal(revealScrollTop({ top: 48, scrollY: 300, viewportHeight: 800, inset: 48 }), null);
+  assert.equal(revealScrollTop({ top: 600, scrollY: 0, viewportHeight: 800, inset: 48 }), null);
+  assert.equal(revealScrollTop({ top: Number.NaN, scrollY: 0, viewportHeight: 800 }), null);
+});

@@ -2,7 +2,7 @@
  * Nodes: the directory with search, role and status filters, sorting, paging and status counts;
  * a star on each row keeps a node among this browser's favourites, and a filter shows only them.
  */
-import React, { useState } from 'react';
+import React, { useRef, useState } from 'react';
 import { useNodeList, PAGE_SIZE } from '../hooks/use-node-list';
 import { useNow } from '../hooks/use-now';
 import { PageHeader } from '../components/PageHeader';
@@ -16,6 +16,7 @@ import { StatusBadge } from '../components/StatusBadge';
 import { StatTile } from '../components/StatTile';
 import { FavouriteStar } from '../components/FavouriteStar';
 import { useFavouriteNodes } from '../hooks/use-favourite-nodes';
+import { revealTop } from '../hooks/use-reveal';
 import { formatAgo, formatNumber, shortKey } from '../lib/format';
 import { ROLES, NODE_STATUSES } from '../lib/mesh-constants';
 
@@ -75,6 +76,12 @@ export function NodesPage() {
   const [onlyFavourites, setOnlyFavourites] = useState(false);
   const { data, loading, error, rows, controls, paged } = useNodeList();
   const now = useNow(5000);
+  const listRef = useRef(null);
+  // Prev/Next sit below the list: a new page starts at its first row, not where the last one ended.
+  const turnPage = (offset) => {
+    controls.setOffset(offset);
+    revealTop(listRef.current);
+  };
   const counts = data ? data.statusCounts : null;
   return (
     <>
@@ -100,10 +107,12 @@ export function NodesPage() {
         {data && !onlyFavourites && <span className="hint num">{paged ? `${formatNumber(data.total)} match` : `${rows.length} ${controls.status} of the first ${data.nodes.length}`}</span>}
       </div>
       {onlyFavourites ? <FavouriteNodes now={now} /> : (
-        <ViewState loading={loading} error={error} hasData={Boolean(data)} empty={data && rows.length === 0} emptyText="No node matches.">
-          <NodeRows rows={rows} now={now} />
-          {paged && data && <Pager offset={controls.offset} limit={PAGE_SIZE} total={data.total} onChange={controls.setOffset} />}
-        </ViewState>
+        <div ref={listRef} data-testid="node-list">
+          <ViewState loading={loading} error={error} hasData={Boolean(data)} empty={data && rows.length === 0} emptyText="No node matches.">
+            <NodeRows rows={rows} now={now} />
+            {paged && data && <Pager offset={controls.offset} limit={PAGE_SIZE} total={data.total} onChange={turnPage} />}
+          </ViewState>
+        </div>
       )}
     </>
   );
