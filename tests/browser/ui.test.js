@@ -24,6 +24,7 @@
  *     a malformed or unheard channel hash is named, not an empty panel;
  *     a 300-character id in the URL wraps instead of scrolling the page sideways (1280 and 375 px);
  *     the Nodes list's Next shows the new page from its first row;
+ *     a Subpaths row clicked far down brings its detail (opened above the table) into view;
  *   - screenshots go to tests/browser/screenshots/ (ignored; `npm run shots:publish` copies
  *     them into docs/screenshots/, which the README shows): <page>.png at 1280x800 (dark),
  *     phone-dark-<page>.png and phone-light-<page>.png at 375x812, light-overview.png.
@@ -561,6 +562,24 @@ test('dashboard in a browser', { timeout: 15 * 60 * 1000 }, async (t) => {
         await page.locator('.pager span', { hasText: /^101–/ }).waitFor({ timeout: WAIT_MS });
         const list = await page.evaluate(topInView, '[data-testid="node-list"]');
         assert.ok(list.top >= list.header && list.top < list.height / 2, `the next page's first row is in view: ${JSON.stringify(list)}`);
+        assert.deepEqual(errors, [], 'no uncaught page errors');
+      } finally {
+        await context.close();
+      }
+    });
+
+    await t.test('Subpaths: a row clicked far down brings its detail, opened above the table, into view', async () => {
+      const { context, page, errors } = await openPage(browser, app.url, 'reactive');
+      try {
+        await go(page, '/analytics/subpaths');
+        const rows = page.locator('table tbody tr.clickable');
+        await rows.first().waitFor({ timeout: WAIT_MS });
+        const last = rows.nth((await rows.count()) - 1);
+        await last.scrollIntoViewIfNeeded();
+        await last.click();
+        await page.locator('[data-testid="subpath-detail"] .card').waitFor({ timeout: WAIT_MS });
+        const detail = await page.evaluate(topInView, '[data-testid="subpath-detail"] .card');
+        assert.ok(detail.top >= detail.header && detail.top < detail.height, `the subpath detail is in view: ${JSON.stringify(detail)}`);
         assert.deepEqual(errors, [], 'no uncaught page errors');
       } finally {
         await context.close();

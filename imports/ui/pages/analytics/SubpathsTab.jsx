@@ -1,5 +1,5 @@
 /** Subpaths: the most frequent runs of consecutive hops, and one run in detail when chosen. */
-import React, { useState } from 'react';
+import React, { useRef, useState } from 'react';
 import { useView } from '../../hooks/use-view';
 import { ViewState } from '../../components/ViewState';
 import { Card } from '../../components/Card';
@@ -8,6 +8,7 @@ import { HopPath } from '../../components/HopPath';
 import { HopLabel } from '../../components/HopLabel';
 import { HBarList } from '../../components/HBarList';
 import { formatDateTime, formatNumber, formatPct } from '../../lib/format';
+import { useRevealOn } from '../../hooks/use-reveal';
 
 const LENGTHS = [2, 3, 4, 5, 6, 7, 8].map((n) => ({ value: String(n), label: String(n) }));
 
@@ -37,6 +38,11 @@ export function SubpathsTab() {
   const [minLength, setMinLength] = useState('2');
   const [maxLength, setMaxLength] = useState('8');
   const [chosen, setChosen] = useState(null);
+  // The detail opens above the table: a row clicked far down brings it into view (every click,
+  // the same row's again too, once the reader has scrolled away from it).
+  const detailRef = useRef(null);
+  const [clicks, setClicks] = useState(0);
+  useRevealOn(detailRef, chosen ? clicks : null);
   const low = Math.min(Number(minLength), Number(maxLength));
   const high = Math.max(Number(minLength), Number(maxLength));
   const { data, loading, error } = useView('subpaths', { minLength: low, maxLength: high, limit: 50 });
@@ -47,7 +53,7 @@ export function SubpathsTab() {
         <Select label="Max length" name="maxLength" value={maxLength} onChange={setMaxLength} options={LENGTHS} anyLabel={null} />
         {data && <span className="hint num">{formatNumber(data.distinct)} distinct runs in {formatNumber(data.totalPaths)} paths of 2+ hops</span>}
       </div>
-      {chosen && <SubpathDetail subpath={chosen} onClose={() => setChosen(null)} />}
+      <div ref={detailRef} data-testid="subpath-detail">{chosen && <SubpathDetail subpath={chosen} onClose={() => setChosen(null)} />}</div>
       <ViewState loading={loading} error={error} hasData={Boolean(data)} empty={data && data.subpaths.length === 0} emptyText="No multi-hop paths yet.">
         {data && (
           <Card title="Most frequent subpaths" subtitle={data.unit}>
@@ -55,7 +61,7 @@ export function SubpathsTab() {
               <thead><tr><th>Hops</th><th>Names</th><th className="num">Length</th><th className="num">Paths</th><th className="num">Share</th></tr></thead>
               <tbody>
                 {data.subpaths.map((s) => (
-                  <tr key={s.subpath} className="clickable" onClick={() => setChosen(s.subpath)}>
+                  <tr key={s.subpath} className="clickable" onClick={() => { setChosen(s.subpath); setClicks((n) => n + 1); }}>
                     <td><HopPath hops={s.hops} /></td>
                     <td className="small">{s.names.map((name) => name || '?').join(' › ')}</td>
                     <td className="num">{s.length}</td>
