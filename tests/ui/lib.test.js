@@ -192,3 +192,14 @@ test('reveal: a block whose top is out of view is scrolled to just below the sti
   assert.equal(revealScrollTop({ top: 600, scrollY: 0, viewportHeight: 800, inset: 48 }), null);
   assert.equal(revealScrollTop({ top: Number.NaN, scrollY: 0, viewportHeight: 800 }), null);
 });
+
+test('counts in tooltips and palette results carry thousands separators', () => {
+  const { distanceBars } = require('../../imports/ui/lib/distance-bars');
+  const { snrBars } = require('../../imports/ui/lib/observer-series');
+  const { paletteResults } = require('../../imports/ui/lib/palette');
+  const [bar] = distanceBars([{ bin: '0-1', links: 2423, sightings: 1234567 }], 'sightings');
+  assert.equal(bar.title, '0-1 km: 1,234,567 sightings (100.0%); 2,423 links, 1,234,567 sightings');
+  assert.equal(snrBars([{ snr: -3, count: 12345 }])[0].title, '-3 to -2 dB: 12,345');
+  const channel = paletteResults('public', { channels: [{ hash: '11', name: 'Public', messages: 24100 }] }).find((result) => result.kind === 'channel');
+  assert.equal(channel.sub, '24,100 messages');
+});

@@ -4,6 +4,7 @@
  */
 import React from 'react';
 import { ChartFrame } from './ChartFrame';
+import { formatNumber } from '../lib/format';
 
 const LABEL_WIDTH = 84;
 
@@ -34,7 +35,7 @@ function Grid({ width, rows, colLabels, cellHeight, formatTitle }) {
   );
 }
 
-export function Heatmap({ rows, colLabels, cellHeight = 16, formatTitle = (row, c, value) => `${row.label} ${colLabels[c]}: ${value}` }) {
+export function Heatmap({ rows, colLabels, cellHeight = 16, formatTitle = (row, c, value) => `${row.label} ${colLabels[c]}: ${formatNumber(value)}` }) {
   if (!rows || rows.length === 0) return <div className="chart-empty">No data</div>;
   return <ChartFrame>{(width) => <Grid width={width} rows={rows} colLabels={colLabels} cellHeight={cellHeight} formatTitle={formatTitle} />}</ChartFrame>;
 }

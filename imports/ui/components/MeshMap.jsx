@@ -12,6 +12,7 @@
 import React, { useEffect, useMemo, useRef, useState } from 'react';
 import { navigate } from '../lib/router';
 import { ROLE_COLORS } from '../lib/mesh-constants';
+import { formatNumber } from '../lib/format';
 import { fitView, worldToScreen, screenToWorld, zoomAt, tilesFor, graticuleStep, lonLatToWorld } from '../lib/projection';
 import { useElementWidth } from '../hooks/use-element-width';
 import { placeLabels } from '../lib/label-layout';
@@ -127,7 +128,7 @@ export function MeshMap({ points, links, tileUrl, height = 560, routes = [], ani
   return (
     <div ref={ref} className="map" style={{ height }}>
       <svg ref={svgRef} width={width} height={height} onPointerDown={onPointerDown} onPointerMove={onPointerMove} onPointerUp={onPointerUp} onPointerLeave={onPointerUp}
-        role="img" aria-label={`map of ${points.length} nodes`} data-testid="mesh-map">
+        role="img" aria-label={`map of ${formatNumber(points.length)} nodes`} data-testid="mesh-map">
         <rect width={width} height={height} className="map-bg" />
         {tiles.map((tile) => <image key={tile.key} href={tile.url} x={tile.x} y={tile.y} width={tile.size + 0.5} height={tile.size + 0.5} className="tile" />)}
         {!tileUrl && <Graticule view={shown} width={width} height={height} />}
@@ -136,7 +137,7 @@ export function MeshMap({ points, links, tileUrl, height = 560, routes = [], ani
           const [x2, y2] = project(link.to);
           return (
             <line key={link.key} x1={x1} y1={y1} x2={x2} y2={y2} className="map-link" strokeWidth={1 + (4 * link.count) / maxLink}>
-              <title>{`${link.from.name || link.from.pubKey.slice(0, 8)} ↔ ${link.to.name || link.to.pubKey.slice(0, 8)}: ${link.count}`}</title>
+              <title>{`${link.from.name || link.from.pubKey.slice(0, 8)} ↔ ${link.to.name || link.to.pubKey.slice(0, 8)}: ${formatNumber(link.count)}`}</title>
             </line>
           );
         })}

@@ -8,7 +8,7 @@ import { Link } from './Link';
 import { TypeBadge } from './TypeBadge';
 import { PacketSummary } from './PacketSummary';
 import { HopPath } from './HopPath';
-import { formatClock, formatDb } from '../lib/format';
+import { formatClock, formatDb, formatNumber } from '../lib/format';
 import { routeTypeName } from '../lib/mesh-constants';
 import { packetSummaryText, hopPathText } from '../lib/text';
 import { useVirtualRows } from '../hooks/use-virtual-rows';
@@ -21,9 +21,9 @@ function PacketRow({ packet, compact }) {
       <td><TypeBadge type={packet.payloadType} /></td>
       {!compact && <td className="muted small">{routeTypeName(packet.routeType).replace('TRANSPORT_', 'T_')}</td>}
       <td className="num">{packet.hopCount}</td>
-      <td className="num" title={`${packet.observationCount} reports from ${packet.observerCount} observers`}>
-        <span className={packet.observerCount > 1 ? 'heard multi' : 'heard'}>{packet.observerCount}</span>
-        {packet.observationCount > packet.observerCount && <span className="muted small"> /{packet.observationCount}</span>}
+      <td className="num" title={`${formatNumber(packet.observationCount)} reports from ${formatNumber(packet.observerCount)} observers`}>
+        <span className={packet.observerCount > 1 ? 'heard multi' : 'heard'}>{formatNumber(packet.observerCount)}</span>
+        {packet.observationCount > packet.observerCount && <span className="muted small"> /{formatNumber(packet.observationCount)}</span>}
       </td>
       <td className="num">{formatDb(packet.bestSnr)}</td>
       {!compact && <td className="num">{packet.size}</td>}

@@ -5,6 +5,8 @@
  * bin's share of the total.
  */
 
+const { formatNumber } = require('./format');
+
 const MEASURES = Object.freeze({
   links: { field: 'links', noun: 'links' },
   sightings: { field: 'sightings', noun: 'sightings' },
@@ -24,7 +26,7 @@ function distanceBars(histogram, measure) {
     return {
       label: String(bin.bin),
       value,
-      title: `${bin.bin} km: ${value} ${noun} (${share(value, total)}); ${bin.links} links, ${bin.sightings} sightings`,
+      title: `${bin.bin} km: ${formatNumber(value)} ${noun} (${share(value, total)}); ${formatNumber(bin.links)} links, ${formatNumber(bin.sightings)} sightings`,
     };
   });
 }

@@ -7,6 +7,8 @@
  * negative one.
  */
 
+const { formatNumber } = require('./format');
+
 /** Share (%) of `uptimeSecs` spent on air, or null. */
 function airtimePct(airSecs, uptimeSecs) {
   return Number.isFinite(airSecs) && Number.isFinite(uptimeSecs) && uptimeSecs > 0 ? (100 * airSecs) / uptimeSecs : null;
@@ -45,7 +47,7 @@ function snrBars(bins) {
   if (!bins || bins.length === 0) return [];
   const byDb = new Map(bins.map((bin) => [bin.snr, bin.count]));
   const bars = [];
-  for (let db = bins[0].snr; db <= bins[bins.length - 1].snr; db++) bars.push({ label: String(db), value: byDb.get(db) || 0, title: `${db} to ${db + 1} dB: ${byDb.get(db) || 0}` });
+  for (let db = bins[0].snr; db <= bins[bins.length - 1].snr; db++) bars.push({ label: String(db), value: byDb.get(db) || 0, title: `${db} to ${db + 1} dB: ${formatNumber(byDb.get(db) || 0)}` });
   return bars;
 }
 

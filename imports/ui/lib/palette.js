@@ -9,6 +9,7 @@
  */
 
 const { PALETTE_PAGES } = require('./pages');
+const { formatNumber } = require('./format');
 
 const HASH_RE = /^[0-9a-f]{16}$/;
 const HEX_PREFIX_RE = /^[0-9a-f]{4,15}$/;
@@ -45,7 +46,7 @@ function paletteResults(query, { nodes = [], packets = [], channels = [] } = {})
   const bare = q.replace(/^#/, '');
   const matchingChannels = channels.filter((channel) => (channel.name && channel.name.toLowerCase().includes(bare)) || String(channel.hash).toLowerCase().startsWith(bare));
   for (const channel of matchingChannels.slice(0, PER_GROUP)) {
-    results.push({ kind: 'channel', key: `channel:${channel.hash}`, label: channel.name || `#${channel.hash}`, sub: `${channel.messages} messages`, to: `/channels/${channel.hash}` });
+    results.push({ kind: 'channel', key: `channel:${channel.hash}`, label: channel.name || `#${channel.hash}`, sub: `${formatNumber(channel.messages)} messages`, to: `/channels/${channel.hash}` });
   }
   return results;
 }

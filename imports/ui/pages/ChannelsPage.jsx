@@ -26,7 +26,7 @@ function ChannelList({ list, chosen, now }) {
               <Clip as="span" className="ellipsis">{channel.lastMessage.text ? `${channel.lastMessage.sender || '?'}: ${channel.lastMessage.text}` : 'no key for this channel'}</Clip>
             </div>
             <div className="channel-row small">
-              <span className="num">{formatNumber(channel.messagesLastHour)}/h · {channel.senders} senders</span>
+              <span className="num">{formatNumber(channel.messagesLastHour)}/h · {formatNumber(channel.senders)} senders</span>
               <Sparkline values={channel.hourly} width={90} height={18} />
             </div>
           </Link>

@@ -76,8 +76,8 @@ export function HomePage() {
           <div className="stat-grid" data-testid="overview-stats">
             <StatTile label="Transmissions stored" value={formatNumber(s.transmissions)} sub={`${formatNumber(s.transmissionsLastHour)} in the last hour`} />
             <StatTile label="Observations" value={formatNumber(s.observations)} sub={`${formatNumber(s.observationsLastHour)} in the last hour`} />
-            <StatTile label="Nodes" value={formatNumber(s.nodes)} sub={`${s.nodesByStatus.active} active · ${s.nodesByStatus.degraded} degraded · ${s.nodesByStatus.silent} silent`} />
-            <StatTile label="Observers" value={formatNumber(s.observers)} sub={`${observers.filter((o) => Date.now() - o.lastSeen < HOUR_MS).length} heard in the last hour`} />
+            <StatTile label="Nodes" value={formatNumber(s.nodes)} sub={`${formatNumber(s.nodesByStatus.active)} active · ${formatNumber(s.nodesByStatus.degraded)} degraded · ${formatNumber(s.nodesByStatus.silent)} silent`} />
+            <StatTile label="Observers" value={formatNumber(s.observers)} sub={`${formatNumber(observers.filter((o) => Date.now() - o.lastSeen < HOUR_MS).length)} heard in the last hour`} />
             <StatTile label="Store spans" value={s.oldest ? formatDuration(s.newest - s.oldest) : '—'} sub="oldest to newest packet" />
           </div>
         )}

@@ -16,6 +16,7 @@ import { Select } from '../components/Select';
 import { SearchBox } from '../components/SearchBox';
 import { FilterExpression, filterErrorText } from '../components/FilterExpression';
 import { PAYLOAD_TYPES } from '../lib/mesh-constants';
+import { formatNumber } from '../lib/format';
 
 const TYPE_OPTIONS = Object.entries(PAYLOAD_TYPES).map(([value, label]) => ({ value, label }));
 
@@ -29,7 +30,7 @@ export function LivePage() {
   const badFilter = filterErrorText(live.error) !== null;
   return (
     <>
-      <PageHeader title="Live" subtitle={`Newest ${LIVE_ROW_LIMIT} transmissions, grouped by hash. ${multi} of ${live.rows.length} shown were heard by more than one observer.`}>
+      <PageHeader title="Live" subtitle={`Newest ${formatNumber(LIVE_ROW_LIMIT)} transmissions, grouped by hash. ${formatNumber(multi)} of ${formatNumber(live.rows.length)} shown were heard by more than one observer.`}>
         <button type="button" className={paused ? 'btn btn-warn' : 'btn'} onClick={() => setPaused(!paused)} data-testid="pause" aria-pressed={paused}>
           {paused ? '▶ Resume' : '❚❚ Pause'}
         </button>

@@ -42,7 +42,7 @@ function RouteControls({ mode, setMode, range, at, setAt, windowMinutes, setWind
         </>
       )}
       <span className="muted small" data-testid="route-count">
-        {mode === 'live' ? `${formatNumber(feed.animating.length)} moving` : `${formatNumber(feed.inRange)} transmissions in the window${feed.truncated ? ` (newest ${feed.lines.length + feed.undrawable} shown)` : ''}`}
+        {mode === 'live' ? `${formatNumber(feed.animating.length)} moving` : `${formatNumber(feed.inRange)} transmissions in the window${feed.truncated ? ` (newest ${formatNumber(feed.lines.length + feed.undrawable)} shown)` : ''}`}
         {feed.undrawable ? `; ${formatNumber(feed.undrawable)} without two placed points` : ''}
       </span>
     </div>
@@ -86,7 +86,7 @@ export function MapPage() {
           <MeshMap points={points} links={links} tileUrl={tileUrl} routes={mode === 'replay' ? feed.lines : []} animating={feed.animating} />
           <MapLegend roles={roles} linkCount={links.length} routeCount={mode === 'replay' ? feed.lines.length : feed.animating.length} />
         </div>
-        <Card title="Links drawn" subtitle={`busiest adjacent hop pairs whose hops resolve to one placed node${unplacedPairs ? `; ${unplacedPairs} pairs could not be placed` : ''}`}>
+        <Card title="Links drawn" subtitle={`busiest adjacent hop pairs whose hops resolve to one placed node${unplacedPairs ? `; ${formatNumber(unplacedPairs)} pairs could not be placed` : ''}`}>
           {links.length === 0 ? <div className="muted">No busy pair resolves to two placed nodes yet.</div> : (
             <table className="table">
               <thead><tr><th>From</th><th>To</th><th className="num">Appearances</th></tr></thead>

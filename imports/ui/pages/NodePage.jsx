@@ -147,7 +147,7 @@ export function NodePage({ pubKey }) {
                   // A known node once, linked, with the keys it was seen as; other keys as they are.
                   label: row.node
                     ? <><span className="mono">{row.via.join(' · ')}</span> <NodeLink pubKey={row.node} name={row.name} /></>
-                    : <><span className="mono">{row.via[0]}</span> <span className="muted small">{row.candidates === 0 ? 'unknown' : `${row.candidates} candidates`}</span></>,
+                    : <><span className="mono">{row.via[0]}</span> <span className="muted small">{row.candidates === 0 ? 'unknown' : `${formatNumber(row.candidates)} candidates`}</span></>,
                   value: row.count,
                 }))} empty="No peers in this window" />
               </Card>
@@ -161,7 +161,7 @@ export function NodePage({ pubKey }) {
                 <RecentPackets packets={data.health.recentPackets} />
               </Card>
             </div>
-            <Card title="Adverts" subtitle={`${node.advertsStored} stored`}>
+            <Card title="Adverts" subtitle={`${formatNumber(node.advertsStored)} stored`}>
               <table className="table">
                 <thead><tr><th>Heard</th><th>Name</th><th>Role</th><th>Position</th><th className="num">Observers</th></tr></thead>
                 <tbody>
@@ -171,7 +171,7 @@ export function NodePage({ pubKey }) {
                       <td>{advert.name || '—'}</td>
                       <td>{advert.role}</td>
                       <td className="mono small">{Number.isFinite(advert.lat) ? `${advert.lat}, ${advert.lon}` : '—'}</td>
-                      <td className="num">{advert.observers.length}</td>
+                      <td className="num">{formatNumber(advert.observers.length)}</td>
                     </tr>
                   ))}
                 </tbody>

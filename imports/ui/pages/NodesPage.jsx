@@ -65,7 +65,7 @@ function FavouriteNodes({ now }) {
       <NodeRows rows={favourites.rows} now={now} />
       {favourites.missing.length > 0 && (
         <p className="muted small" data-testid="favourites-missing">
-          {favourites.missing.length} favourite{favourites.missing.length === 1 ? '' : 's'} not in the node directory (forgotten, or not heard in this region): {favourites.missing.map((key) => shortKey(key)).join(', ')}
+          {formatNumber(favourites.missing.length)} favourite{favourites.missing.length === 1 ? '' : 's'} not in the node directory (forgotten, or not heard in this region): {favourites.missing.map((key) => shortKey(key)).join(', ')}
         </p>
       )}
     </ViewState>
@@ -104,7 +104,7 @@ export function NodesPage() {
           <input type="checkbox" name="favourites" data-testid="favourites-filter" checked={onlyFavourites} onChange={(event) => setOnlyFavourites(event.target.checked)} />
           ★ favourites only
         </label>
-        {data && !onlyFavourites && <span className="hint num">{paged ? `${formatNumber(data.total)} match` : `${rows.length} ${controls.status} of the first ${data.nodes.length}`}</span>}
+        {data && !onlyFavourites && <span className="hint num">{paged ? `${formatNumber(data.total)} match` : `${formatNumber(rows.length)} ${controls.status} of the first ${formatNumber(data.nodes.length)}`}</span>}
       </div>
       {onlyFavourites ? <FavouriteNodes now={now} /> : (
         <div ref={listRef} data-testid="node-list">

@@ -66,7 +66,7 @@ export function ObserverPage({ id }) {
               <Card title="SNR distribution" subtitle="reports per 1 dB">
                 <BarChart data={snrBars(data.snr.bins)} height={160} />
               </Card>
-              <Card title="Battery and noise floor" subtitle={`${history.length} status${history.length === 1 ? '' : 'es'}`}>
+              <Card title="Battery and noise floor" subtitle={`${formatNumber(history.length)} status${history.length === 1 ? '' : 'es'}`}>
                 {history.length < 2 ? <div className="muted">Needs two statuses (one a minute from the simulator).</div> : (
                   <>
                     <TimeSeriesChart zeroBased={false} yFormat={(v) => `${formatDecimal(v, 2)} V`} series={[{ name: 'battery', color: 'var(--accent)', points: series.battery }]} height={120} />

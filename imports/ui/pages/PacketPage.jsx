@@ -57,7 +57,7 @@ export function PacketPage({ hash }) {
               <StatTile label="Route" value={routeTypeName(packet.routeType)} />
               <StatTile label="Size" value={`${packet.size} B`} sub={`hash size ${packet.hashSize} B`} />
               <StatTile label="Hops" value={packet.hopCount} />
-              <StatTile label="Heard by" value={`${packet.observerCount} observer${packet.observerCount === 1 ? '' : 's'}`} sub={`${formatNumber(packet.observationCount)} reports`} />
+              <StatTile label="Heard by" value={`${formatNumber(packet.observerCount)} observer${packet.observerCount === 1 ? '' : 's'}`} sub={`${formatNumber(packet.observationCount)} reports`} />
               <StatTile label="First heard" value={formatClock(packet.time)} sub={formatDateTime(packet.time)} />
             </div>
             <Card title="What it is"><PacketSummary packet={packet} /></Card>
@@ -73,7 +73,7 @@ export function PacketPage({ hash }) {
                 </p>
               </Card>
             )}
-            <Card title="Reports" subtitle={`${packet.detail.observations.length} from ${packet.observerCount} observers`}>
+            <Card title="Reports" subtitle={`${formatNumber(packet.detail.observations.length)} from ${formatNumber(packet.observerCount)} observers`}>
               <Observations observations={packet.detail.observations} observers={byId} />
             </Card>
           </>

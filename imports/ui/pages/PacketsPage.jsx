@@ -13,6 +13,7 @@ import { Select } from '../components/Select';
 import { SearchBox } from '../components/SearchBox';
 import { FilterExpression } from '../components/FilterExpression';
 import { PAYLOAD_TYPES, ROUTE_TYPES } from '../lib/mesh-constants';
+import { formatNumber } from '../lib/format';
 
 const TYPE_OPTIONS = Object.entries(PAYLOAD_TYPES).map(([value, label]) => ({ value, label }));
 const ROUTE_OPTIONS = ROUTE_TYPES.map((label, value) => ({ value: String(value), label }));
@@ -40,7 +41,7 @@ export function PacketsPage() {
         <Select label="Observer" name="observer" value={search.observer} onChange={search.setObserver}
           options={observers.map((o) => ({ value: o.id, label: o.name || o.id.slice(0, 8) }))} />
         <Select label="Rows" name="limit" value={search.limit} onChange={search.setLimit} options={LIMIT_OPTIONS} anyLabel={null} />
-        {data && <span className="hint num">{rows.length} shown{data.truncated ? ' (scan limit reached)' : ''}</span>}
+        {data && <span className="hint num">{formatNumber(rows.length)} shown{data.truncated ? ' (scan limit reached)' : ''}</span>}
       </div>
       <ViewState loading={loading} error={error} hasData={Boolean(data)} empty={data && rows.length === 0} emptyText="No stored packet matches.">
         <PacketTable packets={rows} scrollHeight="calc(100vh - 215px)" />

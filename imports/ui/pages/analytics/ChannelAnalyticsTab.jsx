@@ -22,7 +22,7 @@ export function ChannelAnalyticsTab() {
       {data && (
         <>
           <div className="stat-grid compact">
-            <StatTile label="Channels heard" value={formatNumber(data.channels)} sub={`${data.activeChannels} active in 24 h`} />
+            <StatTile label="Channels heard" value={formatNumber(data.channels)} sub={`${formatNumber(data.activeChannels)} active in 24 h`} />
             <StatTile label="Decryptable, active" value={formatNumber(data.activeDecryptable)} />
             <StatTile label="Messages" value={formatNumber(data.messages)} sub={`${formatNumber(data.decrypted)} decrypted`} />
             <StatTile label="Senders" value={formatNumber(data.senders)} />

@@ -25,7 +25,7 @@ export function HashSizesTab() {
             {data.distribution.map((d) => (
               <StatTile key={d.hashSize} label={`${d.hashSize}-byte hashes`} value={formatPct(100 * d.share)} sub={`${formatNumber(d.transmissions)} transmissions`} />
             ))}
-            <StatTile label="Multi-byte nodes" value={formatNumber(data.multiByte.nodeCount)} sub={`${data.multiByte.ambiguousCount} ambiguous prefixes`} />
+            <StatTile label="Multi-byte nodes" value={formatNumber(data.multiByte.nodeCount)} sub={`${formatNumber(data.multiByte.ambiguousCount)} ambiguous prefixes`} />
           </div>
           <div className="grid-2">
             <Card title={`Transmissions ${perBucketText(data.bucket)}`} subtitle={data.units.perBucket}>

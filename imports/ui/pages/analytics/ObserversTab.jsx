@@ -37,7 +37,7 @@ export function ObserversTab() {
     <ViewState loading={loading} error={error} hasData={Boolean(data)} empty={data && data.observers.length === 0} emptyText="No observer has reported yet.">
       {data && (
         <div className="stack">
-          <Card title="Observers" subtitle={`${data.observers.length} reporting`}>
+          <Card title="Observers" subtitle={`${formatNumber(data.observers.length)} reporting`}>
             <table className="table nowrap-table" data-testid="observers-table">
               <thead>
                 <tr>

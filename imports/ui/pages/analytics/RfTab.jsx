@@ -15,7 +15,7 @@ import { bucketMsOf, perBucketText } from '../../lib/time-buckets';
 const RF_PARAMS = { bucket: 'auto' };
 
 function histogramBars(summary, digits = 0) {
-  return summary.histogram.map((bin) => ({ label: bin.from.toFixed(digits), value: bin.count, title: `${bin.from.toFixed(1)} to ${bin.to.toFixed(1)}: ${bin.count}` }));
+  return summary.histogram.map((bin) => ({ label: bin.from.toFixed(digits), value: bin.count, title: `${bin.from.toFixed(1)} to ${bin.to.toFixed(1)}: ${formatNumber(bin.count)}` }));
 }
 
 function SummaryLine({ summary, unit }) {

@@ -28,7 +28,7 @@ export function TopologyTab() {
               <BarChart data={data.hops.distribution.map((d) => ({ label: String(d.hops), value: d.count }))} />
             </Card>
             <Card title="Mean SNR by hop count" subtitle={data.units.hopsVsSnr}>
-              <BarChart data={data.hopsVsSnr.map((d) => ({ label: String(d.hops), value: d.meanSnr, title: `${d.hops} hops: ${formatDecimal(d.meanSnr)} dB over ${d.snrCount}` }))}
+              <BarChart data={data.hopsVsSnr.map((d) => ({ label: String(d.hops), value: d.meanSnr, title: `${d.hops} hops: ${formatDecimal(d.meanSnr)} dB over ${formatNumber(d.snrCount)}` }))}
                 color="var(--accent-2)" valueFormat={(v) => formatDecimal(v, 0)} />
             </Card>
             <Card title="Top repeaters" subtitle={data.units.repeaters}>
