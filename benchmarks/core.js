@@ -38,7 +38,7 @@ const { decodePacket, signatureChecks } = require('../imports/core/decode');
 const { referenceDecodeRates, referenceDecodeWithKeysRate, cpuSeconds } = require('./lib/reference-decode');
 const { createEngine } = require('../imports/core/engine');
 const { percentile, median, renderCoreReport, perReportAndHop } = require('./lib/report');
-const { writeResult, writeResultFile, readResult } = require('./lib/results');
+const { writeResult, writeResultFile, readResult, partsFrom } = require('./lib/results');
 const { hostileStream } = require('../imports/core/simulate/hostile');
 const { keyPairFromSeed } = require('../imports/core/simulate/packets');
 const { resolvePath } = require('../imports/core/hop-resolver');
@@ -859,12 +859,7 @@ function main() {
     const measuredAlone = { hops: 'hop_resolution', verification: 'advert_verification', rounds: 'ingest_rounds', costs: 'cost_shares' }[only];
     if (measuredAlone) keep.splice(0, keep.length, ...Object.keys(previous).filter((key) => ![measuredAlone, 'benchmark', 'quick', 'only', 'date', 'machine', 'command', 'rate_basis', 'load_average', 'duration_s', 'parts_from'].includes(key)));
     for (const key of keep) if (previous[key] !== undefined) result[key] = previous[key];
-    // Each part keeps the run that measured it: a second partial run over a merged result
-    // (costs, then hostile) names all three, not the first partial run as "rest".
-    const earlier = previous.parts_from
-      ? Object.fromEntries(Object.entries(previous.parts_from).filter(([part]) => part !== only))
-      : { rest: { command: previous.command, date: previous.date } };
-    result.parts_from = { [only]: { command: result.command, date: result.date }, ...earlier };
+    result.parts_from = partsFrom(previous, only, { command: result.command, date: result.date });
   }
   writeResult('core', result, { report: 'CORE.md', render: renderCoreReport });
 }

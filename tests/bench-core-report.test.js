@@ -168,3 +168,19 @@ test('the cost shares find decoding, the node tracker and each view by the files
   assert.ok(shares.node_health_tracker <= shares.by_view_file.nodes, JSON.stringify(shares));
   for (const view of ['nodes', 'node', 'rf', 'neighbours', 'topology', 'subpaths']) assert.ok(shares.by_view_file[view] > 0, `${view}: ${JSON.stringify(shares.by_view_file)}`);
 });
+
+test('a partial run names the run that measured each part of the merged result', () => {
+  const { partsFrom } = require('../benchmarks/lib/results');
+  const full = { command: 'npm run bench:core', date: 'D1' };
+  const run = (command, date) => ({ command, date });
+  // A first partial run over a full one: its part, and the full run for the rest.
+  const costs = partsFrom(full, 'costs', run('costs', 'D2'));
+  assert.deepStrictEqual(costs, { costs: run('costs', 'D2'), rest: run('npm run bench:core', 'D1') });
+  // A second partial run keeps both earlier ones.
+  assert.deepStrictEqual(partsFrom({ parts_from: costs }, 'hostile', run('hostile', 'D3')), { hostile: run('hostile', 'D3'), costs: run('costs', 'D2'), rest: run('npm run bench:core', 'D1') });
+  // --only=profiles measures everything but the hostile streams: every earlier part is superseded
+  // but the one that measured those (here the full run, named `rest` before).
+  const merged = { parts_from: { rounds: run('rounds', 'D4'), rest: run('npm run bench:core', 'D1') } };
+  assert.deepStrictEqual(partsFrom(merged, 'profiles', run('profiles', 'D5')), { profiles: run('profiles', 'D5'), hostile: run('npm run bench:core', 'D1') });
+  assert.deepStrictEqual(partsFrom({ parts_from: { hostile: run('hostile', 'D3'), profiles: run('profiles', 'D5') } }, 'profiles', run('profiles', 'D6')), { profiles: run('profiles', 'D6'), hostile: run('hostile', 'D3') });
+});

@@ -83,4 +83,21 @@ function writeResultFile(file, data, { log = console.log } = {}) {
   log(`wrote ${shown(path.resolve(file))}`);
 }
 
-module.exports = { BENCH_DIR, PUBLISHED_DIR, LATEST_DIR, resultsDir, resultFileName, readResult, writeResult, writeResultFile };
+/**
+ * Which run measured each part of a merged result: this partial run's part (`only`) and the
+ * earlier runs' parts it kept. Each part keeps the run that measured it (a second partial run over
+ * a merged result, costs then hostile, names all three). `--only=profiles` measures everything
+ * but the hostile streams (profiles, rounds, costs, verification, hops), so it supersedes every
+ * earlier part but the one that measured them: that one is named `hostile`, whatever it was
+ * called before (run 17 had named the rounds of run 15, which it had measured again itself).
+ */
+function partsFrom(previous, only, run) {
+  const earlier = previous.parts_from || { rest: { command: previous.command, date: previous.date } };
+  if (only === 'profiles') {
+    const hostileRun = earlier.hostile || earlier.rest || null;
+    return hostileRun ? { profiles: run, hostile: hostileRun } : { profiles: run };
+  }
+  return { [only]: run, ...Object.fromEntries(Object.entries(earlier).filter(([part]) => part !== only)) };
+}
+
+module.exports = { BENCH_DIR, PUBLISHED_DIR, LATEST_DIR, resultsDir, resultFileName, readResult, writeResult, writeResultFile, partsFrom };
