@@ -36,6 +36,7 @@ const { MemoryAccount, BYTES, keyBytes } = require('./memory-account');
 const { Directory, DIRECTORY_DEFAULTS, NODE_BYTES } = require('./directory');
 const { StoredTransmission, StoredObservation, packSignal } = require('./stored-records');
 const { PathInterner, samePath } = require('./path-interner');
+const { FORWARDING_ROLE } = require('./hop-resolver');
 
 const DEFAULTS = {
   // Memory budget for the store in bytes; the oldest transmissions are evicted above it.
@@ -427,21 +428,40 @@ class PacketStore {
   }
 
   /**
-   * Transmissions involving a node: its adverts, the packets whose src or dest hash is its first
-   * byte, and for a repeater (only repeaters relay) those whose hops match its key prefixes.
+   * The indexes that hold a node's transmissions (`node`: { pubKey, role }; the keys it sums,
+   * NodeTracker.nodeKeys): its adverts, its first-byte index (src / dest hashes and 1-byte hops
+   * share it) and, for a repeater (only repeaters relay), its 2- and 3-byte hop indexes.
+   * `addressOnly[d]`: index d also holds hops that are not this node's, so only its transmissions
+   * from or to `address` (the node's first byte) are the node's.
    */
+  nodeIndexes(node) {
+    const deques = [];
+    const addressOnly = [];
+    const relays = node.role === FORWARDING_ROLE;
+    const adverts = this.byNode.get(node.pubKey);
+    if (adverts) {
+      deques.push(adverts);
+      addressOnly.push(false);
+    }
+    for (const length of relays ? [2, 4, 6] : [2]) { // src and dest hashes are 1 byte
+      const deque = this.byPrefix.get(node.pubKey.slice(0, length));
+      if (deque) {
+        deques.push(deque);
+        addressOnly.push(!relays);
+      }
+    }
+    return { deques, addressOnly, address: node.pubKey.slice(0, 2) };
+  }
+
+  /** Transmissions involving a node (nodeIndexes; an unknown key counts as no repeater), oldest first. */
   transmissionsOfNode(pubKey) {
-    const node = this.nodes.get(pubKey);
-    const relays = node !== undefined && node.role === 'repeater';
-    const address = pubKey.slice(0, 2);
+    const { deques, addressOnly, address } = this.nodeIndexes(this.nodes.get(pubKey) || { pubKey, role: null });
     const seen = new Set();
     const out = [];
-    const collect = (deque, addressOnly) => deque && deque.forEachOldest((tx) => {
-      if (addressOnly && tx.srcHash !== address && tx.destHash !== address) return;
+    deques.forEach((deque, d) => deque.forEachOldest((tx) => {
+      if (addressOnly[d] && tx.srcHash !== address && tx.destHash !== address) return;
       if (!seen.has(tx)) { seen.add(tx); out.push(tx); }
-    });
-    collect(this.byNode.get(pubKey), false);
-    for (const length of relays ? [2, 4, 6] : [2]) collect(this.byPrefix.get(pubKey.slice(0, length)), !relays);
+    }));
     out.sort((a, b) => a.seq - b.seq);
     return out;
   }

@@ -6,35 +6,9 @@
  * indexes for what the aggregates do not hold (recent packets, an hour re-read).
  */
 const { nodeStatus } = require('../node-status');
-const { dayStart, KEY_LENGTHS } = require('./node-tracker');
-const { FORWARDING_ROLE } = require('../hop-resolver');
+const { dayStart } = require('./node-tracker');
 
-/**
- * The store's indexes that hold a node's transmissions (NodeTracker.nodeKeys): its adverts, its
- * first-byte index (src / dest hashes and 1-byte hops share it), and for a repeater its 2- and
- * 3-byte hop indexes. `addressOnly[d]`: deque d holds hops that are not this node's (it is no
- * repeater), so only its transmissions addressed from or to the node's first byte count.
- */
-function nodeSources(store, node) {
-  const deques = [];
-  const addressOnly = [];
-  const relays = node.role === FORWARDING_ROLE;
-  const adverts = store.byNode.get(node.pubKey);
-  if (adverts) {
-    deques.push(adverts);
-    addressOnly.push(false);
-  }
-  for (const length of KEY_LENGTHS) {
-    if (!relays && length > 2) break; // src and dest hashes are 1 byte
-    const deque = store.byPrefix.get(node.pubKey.slice(0, length));
-    if (deque) {
-      deques.push(deque);
-      addressOnly.push(!relays);
-    }
-  }
-  return { deques, addressOnly, address: node.pubKey.slice(0, 2) };
-}
-
+/** Is `tx` from or to a node whose first byte is `address` (its src or dest hash)? */
 function addressedTo(tx, address) {
   return tx.srcHash === address || tx.destHash === address;
 }
@@ -45,7 +19,7 @@ function addressedTo(tx, address) {
  * O(the transmissions of its indexes), no sort.
  */
 function forEachTransmissionOfNode(store, node, fromTime, visit) {
-  const { deques, addressOnly, address } = nodeSources(store, node);
+  const { deques, addressOnly, address } = store.nodeIndexes(node);
   const cursors = deques.map((deque) => (fromTime === -Infinity ? 0 : deque.lowerBoundTime(fromTime)));
   for (;;) {
     let next = null;
@@ -66,7 +40,7 @@ function forEachTransmissionOfNode(store, node, fromTime, visit) {
 
 /** A node's newest `limit` transmissions, newest first (merge from the back of its indexes). */
 function recentTransmissionsOfNode(store, node, limit) {
-  const { deques, addressOnly, address } = nodeSources(store, node);
+  const { deques, addressOnly, address } = store.nodeIndexes(node);
   const cursors = deques.map((deque) => deque.length - 1);
   const out = [];
   while (out.length < limit) {

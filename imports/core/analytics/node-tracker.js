@@ -250,7 +250,7 @@ class NodeTracker {
 
   /** The keys whose versions a node's snapshot depends on (whatever its role: a node can re-advert as another). */
   static keysOf(pubKey) {
-    return [pubKey, pubKey.slice(0, 2), pubKey.slice(0, 4), pubKey.slice(0, 6), addressKey(pubKey.slice(0, 2))];
+    return NodeTracker.nodeKeys({ pubKey, role: FORWARDING_ROLE }); // a repeater's: every key any node sums
   }
 
   /** apply() for view instance `owner`: the driving instance works, the others read its result. */
