@@ -1,5 +1,4 @@
 'use strict';
-const { formatClock } = require('./format');
 /**
  * Time buckets for charts. The time views (rf, hashSizes, node, channelAnalytics) count per
  * minute, 5 or 15 minutes or hour and, asked for `bucket: 'auto'`, pick the finest size that
@@ -7,6 +6,8 @@ const { formatClock } = require('./format');
  * says which size it used in `bucket` ({ size, ms, requested, from }). Charts draw each bucket as
  * a step over its span, clipped to the time there is data for, and label it by that size.
  */
+const { formatClock } = require('./format');
+
 const HOUR_MS = 3600000;
 const MINUTE_MS = 60000;
 
@@ -40,11 +41,8 @@ function bucketDomain(xs, bucketMs, from, until) {
  * far"), so charts must not draw it as a full bucket: a live minute 3 s old reads as a collapse.
  */
 function partialBucketStart(xs, bucketMs, until) {
-  if (!Number.isFinite(until) || !Number.isFinite(bucketMs) || bucketMs <= 0) return null;
   let partial = null;
-  for (const x of xs) {
-    if (Number.isFinite(x) && x <= until && until < x + bucketMs && (partial === null || x > partial)) partial = x;
-  }
+  for (const x of xs) if (isPartialBucket(x, bucketMs, until) && (partial === null || x > partial)) partial = x;
   return partial;
 }
 
