@@ -19,6 +19,25 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const VIEWPORT = { width: 1280, height: 800 };
 const PHONE = { width: 375, height: 812 };
 const WAIT_MS = 20000;
+// Every page of the dashboard, and an element that shows it has its data (ui.test.js visits
+// them in both modes, large-mesh.test.js on the large simulated mesh).
+const PAGES = [
+  { name: 'overview', path: '/', ready: '[data-testid="overview-stats"] .stat-value' },
+  { name: 'live', path: '/live', ready: '.packets-table tbody tr' },
+  { name: 'packets', path: '/packets', ready: '.packets-table tbody tr' },
+  { name: 'nodes', path: '/nodes', ready: 'table tbody tr .node-link' },
+  { name: 'map', path: '/map', ready: '[data-testid="mesh-map"] text.map-label' },
+  { name: 'channels', path: '/channels', ready: '[data-testid="chat"] .chat-msg' },
+  { name: 'analytics-rf', path: '/analytics/rf', ready: '.card svg rect' },
+  { name: 'analytics-topology', path: '/analytics/topology', ready: '.card .hbars li' },
+  { name: 'analytics-channels', path: '/analytics/channels', ready: '.card .hbars li' },
+  { name: 'analytics-hash-sizes', path: '/analytics/hash-sizes', ready: '.card .hbars li' },
+  { name: 'analytics-subpaths', path: '/analytics/subpaths', ready: 'table tbody tr.clickable' },
+  { name: 'analytics-distances', path: '/analytics/distances', ready: '[data-testid="distances-longest"] tbody tr' },
+  { name: 'analytics-observers', path: '/analytics/observers', ready: 'table tbody tr' },
+  { name: 'perf', path: '/perf', ready: '[data-testid="perf-stats"] .stat-value' },
+];
+
 // The simulator at 50 reports/s, nothing persisted: every suite sees a filling, in-memory mesh.
 const APP_SETTINGS = { sources: { simulator: { enabled: true, ratePerSecond: 50 } }, persistence: { enabled: false } };
 
@@ -117,6 +136,6 @@ async function getJson(url) {
 }
 
 module.exports = {
-  ROOT, SCREENSHOT_DIR, CHROMIUM, VIEWPORT, PHONE, WAIT_MS, APP_SETTINGS,
+  ROOT, SCREENSHOT_DIR, CHROMIUM, VIEWPORT, PHONE, WAIT_MS, APP_SETTINGS, PAGES,
   missingPrerequisite, withAppAndBrowser, openPage, go, assertReadable, getJson,
 };

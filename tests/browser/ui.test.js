@@ -39,25 +39,7 @@ const fs = require('fs');
 const path = require('path');
 const { decodePacket } = require('../../imports/core/decode');
 const { horizontalOverflow, headerRows } = require('./page-checks');
-const { withAppAndBrowser, openPage, go, assertReadable, SCREENSHOT_DIR, VIEWPORT, PHONE, WAIT_MS } = require('./browser-session');
-
-/** Each page, what proves it shows data, and its screenshot name. */
-const PAGES = [
-  { name: 'overview', path: '/', ready: '[data-testid="overview-stats"] .stat-value' },
-  { name: 'live', path: '/live', ready: '.packets-table tbody tr' },
-  { name: 'packets', path: '/packets', ready: '.packets-table tbody tr' },
-  { name: 'nodes', path: '/nodes', ready: 'table tbody tr .node-link' },
-  { name: 'map', path: '/map', ready: '[data-testid="mesh-map"] text.map-label' },
-  { name: 'channels', path: '/channels', ready: '[data-testid="chat"] .chat-msg' },
-  { name: 'analytics-rf', path: '/analytics/rf', ready: '.card svg rect' },
-  { name: 'analytics-topology', path: '/analytics/topology', ready: '.card .hbars li' },
-  { name: 'analytics-channels', path: '/analytics/channels', ready: '.card .hbars li' },
-  { name: 'analytics-hash-sizes', path: '/analytics/hash-sizes', ready: '.card .hbars li' },
-  { name: 'analytics-subpaths', path: '/analytics/subpaths', ready: 'table tbody tr.clickable' },
-  { name: 'analytics-distances', path: '/analytics/distances', ready: '[data-testid="distances-longest"] tbody tr' },
-  { name: 'analytics-observers', path: '/analytics/observers', ready: 'table tbody tr' },
-  { name: 'perf', path: '/perf', ready: '[data-testid="perf-stats"] .stat-value' },
-];
+const { withAppAndBrowser, openPage, go, assertReadable, SCREENSHOT_DIR, VIEWPORT, PHONE, WAIT_MS, PAGES } = require('./browser-session');
 
 /** Where a block's top is against the sticky header and the viewport (run in the page). */
 function topInView(selector) {

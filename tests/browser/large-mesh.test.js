@@ -1,0 +1,134 @@
+'use strict';
+/**
+ * The dashboard on the large simulated mesh (issue 8's profile: 600 repeaters, 3,000 companions,
+ * rooms and sensors, 64 observers in 4 regions), in a browser. The other browser suites run on
+ * the default mesh (176 nodes), where what breaks at scale cannot show: the map once drew the
+ * 500 most recently heard nodes of 5,000, and companions were credited with the relays of every
+ * repeater sharing their first key byte; both were found by hand on this profile.
+ *
+ * The app runs the large simulator at 1,000 reports/s until at least 1,000 nodes and 40
+ * observers are known (about two minutes), then, in reactive mode:
+ *   - every page (PAGES) shows its data with no error state, nothing unreadable and no page
+ *     errors; the time each took to show it is printed as a diagnostic, not asserted (this
+ *     machine is noisy: speed is measured by the benchmarks);
+ *   - the Map draws every placed node: its "N of M nodes have a position" lies between the
+ *     `places` view's placed count read before and after (more than 500, the old cut);
+ *   - Nodes gives the directory's total and pages with Next;
+ *   - the node pages of the busiest repeater and of a companion load, and the companion's relay
+ *     count is its own (none: a companion does not relay).
+ * Skipped, with the reason, when Meteor, Chromium or playwright-core is missing.
+ *
+ *   METEOR_BIN=... node --test tests/browser/large-mesh.test.js
+ */
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { withAppAndBrowser, openPage, go, assertReadable, getJson, PAGES, WAIT_MS } = require('./browser-session');
+
+const LARGE_MESH_SETTINGS = {
+  sources: { simulator: { enabled: true, ratePerSecond: 1000, profile: 'large' } },
+  persistence: { enabled: false },
+};
+const MIN_NODES = 1000;
+const MIN_OBSERVERS = 40;
+
+/** Wait until the large mesh has MIN_NODES nodes and MIN_OBSERVERS observers; returns the counts. */
+async function warmUp(url, deadlineMs = 300000) {
+  const deadline = Date.now() + deadlineMs;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    try {
+      const nodes = await getJson(`${url}/api/views/nodes?limit=1`);
+      const { observers } = await getJson(`${url}/api/views/observers`);
+      last = `${nodes.total} nodes, ${observers.length} observers`;
+      if (nodes.total >= MIN_NODES && observers.length >= MIN_OBSERVERS) return { nodes: nodes.total, observers: observers.length };
+    } catch (err) {
+      last = err.message; // not answering yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+  throw new Error(`the large mesh did not reach ${MIN_NODES} nodes and ${MIN_OBSERVERS} observers in ${deadlineMs / 1000} s (last: ${last})`);
+}
+
+/** Navigate and wait for `ready`; returns the milliseconds it took. */
+async function timedVisit(page, to, ready) {
+  const started = Date.now();
+  await go(page, to);
+  await page.locator(ready).first().waitFor({ timeout: WAIT_MS });
+  return Date.now() - started;
+}
+
+test('dashboard on the large mesh', { timeout: 15 * 60 * 1000 }, async (t) => {
+  await withAppAndBrowser(t, async ({ app, browser }) => {
+    const size = await warmUp(app.url);
+    t.diagnostic(`large mesh at the start: ${size.nodes} nodes, ${size.observers} observers`);
+    const { context, page, errors } = await openPage(browser, app.url, 'reactive');
+    try {
+      await t.test('every page shows its data, readable, without errors', async () => {
+        const took = [];
+        for (const spec of PAGES) {
+          took.push(`${spec.path} ${await timedVisit(page, spec.path, spec.ready)} ms`);
+          assert.equal(await page.locator('.state-error').count(), 0, `${spec.path}: error state shown`);
+          await assertReadable(page, `${spec.path} (large mesh)`);
+        }
+        t.diagnostic(`time to data: ${took.join(', ')}`);
+        assert.deepEqual(errors, [], 'no uncaught page errors');
+      });
+
+      await t.test('the map draws every placed node, not the most recent 500', async () => {
+        const before = await getJson(`${app.url}/api/views/places`);
+        await go(page, '/map');
+        const subtitle = page.getByText(/nodes have a position/).first();
+        await subtitle.waitFor({ timeout: WAIT_MS });
+        // Wait for the reactive places document to reach the page (at least what REST had).
+        await page.waitForFunction((placed) => {
+          const match = /([\d,]+) of ([\d,]+) nodes have a position/.exec(document.body.innerText);
+          return match !== null && Number(match[1].replace(/,/g, '')) >= placed;
+        }, before.placed, { timeout: WAIT_MS });
+        const text = await page.locator('body').innerText();
+        const [, drawn, total] = /([\d,]+) of ([\d,]+) nodes have a position/.exec(text).map((part) => Number(String(part).replace(/,/g, '')));
+        const after = await getJson(`${app.url}/api/views/places`);
+        assert.ok(drawn >= before.placed && drawn <= after.placed, `map: ${drawn} placed nodes drawn; the places view had ${before.placed} before and ${after.placed} after`);
+        assert.ok(drawn > 500, `the map draws more than the old cut of 500 (${drawn})`);
+        assert.ok(total >= drawn && total >= MIN_NODES, `map total ${total}`);
+        await assertReadable(page, '/map (large mesh)');
+      });
+
+      await t.test('Nodes: the directory total, and Next pages', async () => {
+        const before = (await getJson(`${app.url}/api/views/nodes?limit=1`)).total;
+        await go(page, '/nodes');
+        const pager = page.locator('.pager span').first();
+        await pager.waitFor({ timeout: WAIT_MS });
+        const after = (await getJson(`${app.url}/api/views/nodes?limit=1`)).total;
+        const shown = Number(/of ([\d,]+)/.exec(await pager.innerText())[1].replace(/,/g, ''));
+        // The page's document may be one publish tick behind the REST answer read after it.
+        assert.ok(shown >= MIN_NODES && shown <= after && shown >= before - 50, `Nodes shows ${shown} of the directory's ${before}..${after}`);
+        await page.locator('.pager button', { hasText: 'Next' }).click();
+        await page.locator('.pager span', { hasText: /^101–/ }).waitFor({ timeout: WAIT_MS });
+        await page.locator('table tbody tr .node-link').first().waitFor({ timeout: WAIT_MS });
+        await assertReadable(page, '/nodes page 2 (large mesh)');
+      });
+
+      await t.test('node pages of the busiest repeater and of a companion', async () => {
+        const repeaters = await getJson(`${app.url}/api/views/nodes?role=repeater&sort=packets&limit=1`);
+        const companions = await getJson(`${app.url}/api/views/nodes?role=companion&sort=packets&limit=1`);
+        assert.equal(repeaters.nodes.length, 1, 'a repeater is known');
+        assert.equal(companions.nodes.length, 1, 'a companion is known');
+        const took = [];
+        for (const node of [repeaters.nodes[0], companions.nodes[0]]) {
+          took.push(`${node.role} ${await timedVisit(page, `/nodes/${node.pubKey}`, 'text=Signal grade')} ms`);
+          await page.getByText('since first heard').first().waitFor({ timeout: WAIT_MS });
+          assert.equal(await page.locator('.state-error').count(), 0, `${node.role} page: error state shown`);
+          await assertReadable(page, `${node.role} node page (large mesh)`);
+        }
+        t.diagnostic(`node pages: ${took.join(', ')}`);
+        // A companion relays nothing: its figures are its own, not those of the repeaters
+        // that share its first key byte (the defect fixed in 8653e69).
+        const companion = await getJson(`${app.url}/api/views/node?pubKey=${companions.nodes[0].pubKey}`);
+        assert.equal(companion.analytics.relayed, 0, `companion ${companions.nodes[0].pubKey.slice(0, 8)} relayed ${companion.analytics.relayed} of ${companion.analytics.packets}`);
+        assert.deepEqual(errors, [], 'no uncaught page errors');
+      });
+    } finally {
+      await context.close();
+    }
+  }, { settings: LARGE_MESH_SETTINGS });
+});
