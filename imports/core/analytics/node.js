@@ -15,7 +15,8 @@
  *
  * "Its packets" and how 1-byte prefixes shared by several nodes count: see node-tracker.js;
  * `ambiguousPrefix` says when this node shares its first key byte with another known node,
- * so that 1-byte hops, src and dest hashes counted here may be the other node's.
+ * so that 1-byte hops, src and dest hashes counted here may be the other node's;
+ * `sharesPrefixWith` lists them with their roles (only repeaters can be a hop's other node).
  *
  * The window is whole UTC days: the last `days` calendar days, today included (from UTC midnight
  * `days - 1` days ago). Figures over the window come from per-day buckets (types, hops, relays,
@@ -454,7 +455,8 @@ module.exports = defineView({
     const node = store.nodes.get(params.pubKey);
     if (!node) return { found: false };
     const aggregates = tracker.nodeAggregates(node);
-    const sharers = prefixSharers(store, node.pubKey).map((other) => ({ pubKey: other.pubKey, name: other.name }));
+    // With the role: as a relay hop only repeaters share a byte, as a src/dest hash every node does.
+    const sharers = prefixSharers(store, node.pubKey).map((other) => ({ pubKey: other.pubKey, name: other.name, role: other.role }));
     sharers.sort((a, b) => (a.pubKey < b.pubKey ? -1 : 1));
     const advertDeque = store.byNode.get(node.pubKey);
     const adverts = [];

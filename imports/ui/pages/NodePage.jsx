@@ -25,6 +25,7 @@ import { Heatmap } from '../components/Heatmap';
 import { HBarList } from '../components/HBarList';
 import { formatAgo, formatDb, formatDecimal, formatDuration, formatNumber, formatPct, formatClock, formatDateTime } from '../lib/format';
 import { heatmapRows, hopBars, peerRows, HOUR_MS } from '../lib/node-series';
+import { prefixSharerSummary, roleCountText } from '../lib/prefix-sharers';
 import { fillBuckets, bucketMsOf, perBucketText, bucketAdjective } from '../lib/time-buckets';
 
 const DAY_OPTIONS = [1, 7, 30].map((days) => ({ value: String(days), label: `${days} day${days > 1 ? 's' : ''}` }));
@@ -56,6 +57,45 @@ function Health({ node, health, analytics, now }) {
       <StatTile label="Longest silence" value={formatDuration(analytics.longestSilence.ms)}
         sub={<span title="the longest gap between its packets, counted from when it was first heard">
           {`${formatDateTime(analytics.longestSilence.from)} → ${formatClock(analytics.longestSilence.to).slice(0, 5)}, since first heard`}</span>} />
+    </div>
+  );
+}
+
+function NodeLinks({ nodes, more }) {
+  return (
+    <>
+      {nodes.map((other, i) => (
+        <React.Fragment key={other.pubKey}>{i > 0 && ', '}<NodeLink pubKey={other.pubKey} name={other.name} /></React.Fragment>
+      ))}
+      {more > 0 && ` and ${formatNumber(more)} more`}
+    </>
+  );
+}
+
+/**
+ * Who shares the node's first key byte, by what it makes ambiguous (lib/prefix-sharers.js):
+ * relay hops (other repeaters, for a repeater only) and addressed packets (every sharer).
+ */
+function PrefixSharers({ node, sharers }) {
+  const { prefix, relay, address } = prefixSharerSummary(node, sharers);
+  return (
+    <div className="banner banner-warn" data-testid="prefix-sharers">
+      <div>
+        <strong>Relay hops:</strong>{' '}
+        {relay === null
+          ? `not affected: only repeaters relay, and this node is ${node.role && node.role !== 'unknown' ? `a ${node.role}` : 'of unknown role'}.`
+          : relay.total === 0
+            ? `no other repeater starts with ${prefix}: its 1-byte hops are its own.`
+            : <>{formatNumber(relay.total)} other repeater{relay.total === 1 ? '' : 's'} start{relay.total === 1 ? 's' : ''} with {prefix} (<NodeLinks nodes={relay.shown} more={relay.more} />): 1-byte hops counted here may be theirs.</>}
+      </div>
+      <div>
+        <strong>Addressed packets:</strong>{' '}
+        {`${formatNumber(address.total)} other node${address.total === 1 ? '' : 's'} of any role start${address.total === 1 ? 's' : ''} with ${prefix} (${roleCountText(address.roles)}): packets from or to @${prefix} counted here may be theirs. `}
+        <details className="inline-details">
+          <summary>{`list ${address.total === 1 ? 'it' : `all ${formatNumber(address.total)}`}`}</summary>
+          <NodeLinks nodes={sharers} more={0} />
+        </details>
+      </div>
     </div>
   );
 }
@@ -119,13 +159,7 @@ export function NodePage({ pubKey }) {
       <ViewState loading={loading} error={error} hasData={Boolean(data)} empty={data && !found} emptyText="No node with this key has been heard.">
         {found && (
           <>
-            {data.ambiguousPrefix && (
-              <div className="banner banner-warn">
-                Shares its first key byte with {data.sharesPrefixWith.map((other, i) => (
-                  <React.Fragment key={other.pubKey}>{i > 0 && ', '}<NodeLink pubKey={other.pubKey} name={other.name} /></React.Fragment>
-                ))}: 1-byte hops counted here may be theirs.
-              </div>
-            )}
+            {data.ambiguousPrefix && <PrefixSharers node={node} sharers={data.sharesPrefixWith} />}
             <Health node={node} health={data.health} analytics={analytics} now={now} />
             <div className="grid-2">
               <Card title={`${capitalize(bucketAdjective(analytics.bucket))} activity`} subtitle={`packets ${perBucketText(analytics.bucket)}`}>

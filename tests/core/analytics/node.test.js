@@ -37,7 +37,7 @@ function bruteNode(store, params, now) {
   const observationsOf = (list) => list.flatMap((tx) => tx.observations);
 
   const sharers = Array.from(store.nodes.values()).filter((n) => n.pubKey !== pubKey && n.pubKey.slice(0, 2) === pubKey.slice(0, 2))
-    .map((n) => ({ pubKey: n.pubKey, name: n.name })).sort((a, b) => (a.pubKey < b.pubKey ? -1 : 1));
+    .map((n) => ({ pubKey: n.pubKey, name: n.name, role: n.role })).sort((a, b) => (a.pubKey < b.pubKey ? -1 : 1));
   const advertTxs = all.filter((tx) => tx.advert && tx.advert.pubKey === pubKey);
   const adverts = advertTxs.slice(-20).reverse().map((tx) => ({
     time: tx.time, timestamp: tx.advert.timestamp, name: tx.advert.name, lat: tx.advert.lat, lon: tx.advert.lon, role: tx.advert.role,
