@@ -98,3 +98,17 @@ test('cell tooltips: packet summary and hop path as text', () => {
   assert.equal(hopPathText(['1a', '20', 'c4']), '1a › 20 › c4');
   assert.equal(hopPathText([]), 'direct');
 });
+
+test('packet rows: Hops counts the hops of the path in the Path column, not the first copy\'s', () => {
+  const { shownPath, shownHopCount, shownPathText } = require('../../imports/ui/lib/text');
+  // First heard after 1 hop; another observer heard it over 3: both columns describe the 3-hop copy.
+  const row = { payloadType: 5, hopCount: 1, longestPath: ['1a', '20', 'c4'] };
+  assert.deepEqual(shownPath(row), ['1a', '20', 'c4']);
+  assert.equal(shownHopCount(row), 3);
+  assert.equal(shownPathText(row), '1a › 20 › c4');
+  assert.equal(shownHopCount({ payloadType: 4, hopCount: 0, longestPath: [] }), 0);
+  // A TRACE's path bytes are SNRs: its count is those, and the Path column says so instead of "direct".
+  const trace = { payloadType: 9, hopCount: 2, longestPath: [] };
+  assert.equal(shownHopCount(trace), 2);
+  assert.equal(shownPathText(trace), 'trace: 2 SNRs so far, no hop hashes');
+});

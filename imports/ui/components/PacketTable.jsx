@@ -1,7 +1,8 @@
 /**
  * Transmissions, one row per hash: time, type, route, hops, how many observers heard it (with
- * the number of reports), best SNR, size and what it is. `compact` drops route, size and path
- * for narrow places. Memoized: a paused or unchanged list costs no render.
+ * the number of reports), best SNR, size, what it is and the longest path heard (Hops counts
+ * that path's hops). `compact` drops route, size and path for narrow places. Memoized: a paused
+ * or unchanged list costs no render.
  */
 import React, { memo } from 'react';
 import { Link } from './Link';
@@ -10,7 +11,7 @@ import { PacketSummary } from './PacketSummary';
 import { HopPath } from './HopPath';
 import { formatClock, formatDb, formatNumber } from '../lib/format';
 import { routeTypeName } from '../lib/mesh-constants';
-import { packetSummaryText, hopPathText } from '../lib/text';
+import { packetSummaryText, shownPath, shownHopCount, shownPathText, TRACE } from '../lib/text';
 import { useVirtualRows } from '../hooks/use-virtual-rows';
 
 function PacketRow({ packet, compact }) {
@@ -20,7 +21,7 @@ function PacketRow({ packet, compact }) {
       <td><Link to={`/packets/${packet.hash}`} className="mono">{packet.hash.slice(0, 8)}</Link></td>
       <td><TypeBadge type={packet.payloadType} /></td>
       {!compact && <td className="muted small">{routeTypeName(packet.routeType).replace('TRANSPORT_', 'T_')}</td>}
-      <td className="num">{packet.hopCount}</td>
+      <td className="num">{shownHopCount(packet)}</td>
       <td className="num" title={`${formatNumber(packet.observationCount)} reports from ${formatNumber(packet.observerCount)} observers`}>
         <span className={packet.observerCount > 1 ? 'heard multi' : 'heard'}>{formatNumber(packet.observerCount)}</span>
         {packet.observationCount > packet.observerCount && <span className="muted small"> /{formatNumber(packet.observationCount)}</span>}
@@ -28,7 +29,11 @@ function PacketRow({ packet, compact }) {
       <td className="num">{formatDb(packet.bestSnr)}</td>
       {!compact && <td className="num">{packet.size}</td>}
       <td className="clip" title={packetSummaryText(packet)}><PacketSummary packet={packet} /></td>
-      {!compact && <td className="clip" title={hopPathText(packet.longestPath)}><HopPath hops={packet.longestPath} max={8} /></td>}
+      {!compact && (
+        <td className="clip" title={shownPathText(packet)}>
+          {packet.payloadType === TRACE ? <span className="muted">{shownPathText(packet)}</span> : <HopPath hops={shownPath(packet)} max={8} />}
+        </td>
+      )}
     </tr>
   );
 }
@@ -43,6 +48,9 @@ function sameRow(a, b) {
 }
 
 const MemoRow = memo(PacketRow, sameRow);
+
+// Both columns describe one copy: the longest path heard (lib/text.js, shownPath).
+const HOPS_TITLE = 'hops of the longest path any observer heard; the first copy may have had fewer';
 
 const ROW_HEIGHT = 27; // px; fixed by .packets-table rows in main.css, so windowing can do arithmetic
 
@@ -72,7 +80,7 @@ export const PacketTable = memo(function PacketTable({ packets, compact = false,
         </colgroup>
         <thead>
           <tr>
-            <th>Time</th><th>Hash</th><th>Type</th>{!compact && <th>Route</th>}<th className="num">Hops</th>
+            <th>Time</th><th>Hash</th><th>Type</th>{!compact && <th>Route</th>}<th className="num" title={compact ? HOPS_TITLE : `${HOPS_TITLE} (the Path column shows it)`}>Hops</th>
             <th className="num" title="observers that heard it / reports">Heard by</th><th className="num">Best SNR</th>
             {!compact && <th className="num">Bytes</th>}<th>What</th>{!compact && <th>Path</th>}
           </tr>

@@ -16,4 +16,27 @@ function hopPathText(hops) {
   return hops && hops.length ? hops.join(' › ') : 'direct';
 }
 
-module.exports = { packetSummaryText, hopPathText };
+const TRACE = 9; // its path bytes are per-hop SNRs, not hop hashes (imports/core/decode.js)
+
+/**
+ * The path a packet row shows: the longest any observer heard. The Hops column counts the hops
+ * of this same path; the header's `hopCount` is the first copy's, often shorter, and shown
+ * beside the longest path it made the two columns disagree.
+ */
+function shownPath(packet) {
+  return (packet && packet.longestPath) || [];
+}
+
+/** The Hops column: hops of the path shown; a TRACE's SNRs recorded so far (it shows no hops). */
+function shownHopCount(packet) {
+  if (!packet) return null;
+  return packet.payloadType === TRACE ? packet.hopCount : shownPath(packet).length;
+}
+
+/** The Path column as text (its tooltip), or a TRACE's note: it carries SNRs where paths carry hops. */
+function shownPathText(packet) {
+  if (packet && packet.payloadType === TRACE) return `trace: ${packet.hopCount} SNRs so far, no hop hashes`;
+  return hopPathText(shownPath(packet));
+}
+
+module.exports = { packetSummaryText, hopPathText, shownPath, shownHopCount, shownPathText, TRACE };
