@@ -112,3 +112,25 @@ test('packet rows: Hops counts the hops of the path in the Path column, not the 
   assert.equal(shownHopCount(trace), 2);
   assert.equal(shownPathText(trace), 'trace: 2 SNRs so far, no hop hashes');
 });
+
+test('packet rows under a node search show the path that matched, its hop marked and never cut off', () => {
+  const { shownPath, shownHopCount, shownPathText, markedHops, hopWindow } = require('../../imports/ui/lib/text');
+  // The node (hop 5e) relayed only the 2-hop copy; the longest copy (4 hops) does not name it.
+  const row = { payloadType: 5, hopCount: 2, longestPath: ['1a', '20', 'c4', '77'], nodeMatch: { path: ['1a', '5e'], hops: [1] } };
+  assert.deepEqual(shownPath(row), ['1a', '5e']);
+  assert.equal(shownHopCount(row), 2);
+  assert.deepEqual(markedHops(row), [1]);
+  assert.equal(shownPathText(row), '1a › 5e (the searched node at hop 2; the longest heard had 4)');
+  // Matched by its src/dest hash (shown in What): the longest path, nothing marked.
+  const addressed = { payloadType: 2, hopCount: 1, longestPath: ['1a', '20'], nodeMatch: null };
+  assert.deepEqual(shownPath(addressed), ['1a', '20']);
+  assert.deepEqual(markedHops(addressed), []);
+  assert.equal(shownPathText(addressed), '1a › 20');
+  // Eight hops drawn of twelve: from the start, unless the marked hop would be cut off.
+  assert.deepEqual(hopWindow(12, 8, []), { first: 0, end: 8 });
+  assert.deepEqual(hopWindow(12, 8, [3]), { first: 0, end: 8 });
+  assert.deepEqual(hopWindow(12, 8, [7]), { first: 1, end: 9 });
+  assert.deepEqual(hopWindow(12, 8, [10]), { first: 4, end: 12 });
+  assert.deepEqual(hopWindow(12, 8, [11]), { first: 4, end: 12 });
+  assert.deepEqual(hopWindow(3, 8, [2]), { first: 0, end: 3 });
+});

@@ -2,7 +2,8 @@
 /**
  * packets: recent transmissions, newest first, grouped by hash (one row per transmission with
  * how many observers heard it and the longest path any of them reported), with filters.
- * With `hash` set, the one row also carries `detail`: the byte range of every field.
+ * With `hash` set, the one row also carries `detail`: the byte range of every field. With `node`
+ * set, each row carries `nodeMatch`: the longest path naming the node and where (nodePathMatch).
  *
  * No state of its own: the store's indexes (by hash, observer, node, payload type, time) are
  * the state, so this view picks the smallest index that answers the filter and walks it
@@ -39,7 +40,37 @@ function filterOf(text) {
   return result;
 }
 
-function summarize(tx) {
+/** Index keys a `node` search reads: a full key's 1-, 2- and 3-byte prefixes; a short one is itself. */
+function nodeKeysOf(node) {
+  return node.length >= 8 ? [node.slice(0, 2), node.slice(0, 4), node.slice(0, 6)] : [node];
+}
+
+/**
+ * Why a node search matched a transmission through a path: the longest observed path with a hop
+ * among `keys`, and the indexes of those hops; null when no path names it (its advert, src or
+ * dest hash matched, which the row's What shows). The row shows this path instead of only the
+ * longest: a repeater often relayed just a shorter copy, and an operator searching for it wants
+ * those packets listed (not dropped) and to see where it sits in them.
+ */
+function nodePathMatch(tx, keys) {
+  let best = null;
+  for (const observation of tx.observations) {
+    const path = observation.path;
+    if (best !== null && path.length <= best.length) continue;
+    for (const hop of path) {
+      if (keys.includes(hop)) {
+        best = path;
+        break;
+      }
+    }
+  }
+  if (best === null) return null;
+  const hops = [];
+  for (let i = 0; i < best.length; i++) if (keys.includes(best[i])) hops.push(i);
+  return { path: best, hops };
+}
+
+function summarize(tx, nodeKeys = null) {
   let longestPath = tx.path;
   const observers = new Set();
   const regions = new Set();
@@ -71,6 +102,7 @@ function summarize(tx) {
     channelHash: tx.channelHash,
     advert: tx.advert ? { pubKey: tx.advert.pubKey, name: tx.advert.name, role: tx.advert.role } : null,
     message: tx.message ? { channel: tx.message.channel, sender: tx.message.sender, text: tx.message.text } : null,
+    ...(nodeKeys === null ? null : { nodeMatch: nodePathMatch(tx, nodeKeys) }),
   };
 }
 
@@ -140,10 +172,10 @@ const definition = defineView({
     }
     // Pick the narrowest index that every matching transmission must be in.
     let source = store.fifo;
+    const nodeKeys = params.node === null ? null : nodeKeysOf(params.node);
     if (params.node !== null) {
       // A full key: its adverts and its 1-, 2- and 3-byte prefixes; a short one: that prefix.
-      const keys = params.node.length >= 8 ? [params.node.slice(0, 2), params.node.slice(0, 4), params.node.slice(0, 6)] : [params.node];
-      const deques = keys.map((key) => store.byPrefix.get(key)).filter(Boolean);
+      const deques = nodeKeys.map((key) => store.byPrefix.get(key)).filter(Boolean);
       const adverts = params.node.length >= 8 ? store.byNode.get(params.node) : null;
       if (adverts) deques.push(adverts);
       source = { forEachNewest: (visit) => forEachNewestMerged(deques, visit) };
@@ -161,7 +193,7 @@ const definition = defineView({
       source.forEachNewest((tx) => {
         if (++scanned > SCAN_LIMIT) { truncated = true; return false; }
         if (params.since !== null && tx.time < params.since) return false; // newest-first: older ones follow
-        if (matches(tx, params, filter)) packets.push(summarize(tx));
+        if (matches(tx, params, filter)) packets.push(summarize(tx, nodeKeys));
         return packets.length < params.limit;
       });
     }

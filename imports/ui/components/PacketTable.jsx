@@ -11,7 +11,7 @@ import { PacketSummary } from './PacketSummary';
 import { HopPath } from './HopPath';
 import { formatClock, formatDb, formatNumber } from '../lib/format';
 import { routeTypeName } from '../lib/mesh-constants';
-import { packetSummaryText, shownPath, shownHopCount, shownPathText, TRACE } from '../lib/text';
+import { packetSummaryText, shownPath, shownHopCount, shownPathText, markedHops, TRACE } from '../lib/text';
 import { useVirtualRows } from '../hooks/use-virtual-rows';
 
 function PacketRow({ packet, compact }) {
@@ -31,20 +31,28 @@ function PacketRow({ packet, compact }) {
       <td className="clip" title={packetSummaryText(packet)}><PacketSummary packet={packet} /></td>
       {!compact && (
         <td className="clip" title={shownPathText(packet)}>
-          {packet.payloadType === TRACE ? <span className="muted">{shownPathText(packet)}</span> : <HopPath hops={shownPath(packet)} max={8} />}
+          {packet.payloadType === TRACE ? <span className="muted">{shownPathText(packet)}</span> : <HopPath hops={shownPath(packet)} marked={markedHops(packet)} max={8} />}
         </td>
       )}
     </tr>
   );
 }
 
+// A node search's matched path (fresh arrays each update): equal when it names the same hops.
+function sameMatch(m, n) {
+  if (!m || !n) return !m === !n;
+  return m.path.join() === n.path.join() && m.hops.join() === n.hops.join();
+}
+
 // Rows arrive as fresh objects on every update (minimongo fetch, method answers), so compare what
-// can change for one transmission: a new report always moves lastTime and the counts.
+// can change for one transmission: a new report always moves lastTime and the counts; a changed
+// node search changes what its path cell shows.
 function sameRow(a, b) {
   const p = a.packet;
   const q = b.packet;
   return a.compact === b.compact && p.hash === q.hash && p.lastTime === q.lastTime
-    && p.observationCount === q.observationCount && p.observerCount === q.observerCount && p.bestSnr === q.bestSnr;
+    && p.observationCount === q.observationCount && p.observerCount === q.observerCount && p.bestSnr === q.bestSnr
+    && sameMatch(p.nodeMatch, q.nodeMatch);
 }
 
 const MemoRow = memo(PacketRow, sameRow);

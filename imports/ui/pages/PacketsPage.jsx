@@ -21,7 +21,7 @@ const LIMIT_OPTIONS = ['50', '100', '200', '500'].map((value) => ({ value, label
 const SEARCH_HINT = {
   none: 'Search by packet hash, node key prefix, or words in names and messages.',
   hash: 'Looking up one packet by hash.',
-  node: 'Packets involving nodes with this key prefix.',
+  node: 'Packets involving nodes with this key prefix; Path shows the longest path naming it, its hop highlighted.',
   text: 'Words matched in advert names, senders and message texts of the rows loaded.',
 };
 

@@ -148,3 +148,41 @@ test('a filter works as a live subscription through the publish hub, and a bad o
   assert.throws(() => hub.subscribe('packets', { filter: 'hops >= && x' }, sink), { name: 'ParamError', message: /at 9: expected a value after '>=', got '&&'/ });
   hub.stop && hub.stop();
 });
+
+test('a node search shows why each row matched: the longest path naming the node, even when a longer one does not', () => {
+  const { createEngine } = require('../../../imports/core/engine');
+  const { simulatedReports } = require('../../helpers/mesh');
+  const { reports, channels } = simulatedReports({ seed: 5, count: 3000 });
+  const engine = createEngine({ channels, views: ['packets'] });
+  for (const report of reports) engine.ingest(report);
+  const { store } = engine;
+  // A hop heard in some transmission only on a path shorter than its longest: it matched invisibly before.
+  let hop = null;
+  for (const tx of store.transmissions()) {
+    const longest = tx.observations.reduce((best, o) => (o.path.length > best.length ? o.path : best), tx.path);
+    const hidden = tx.observations.flatMap((o) => o.path).find((h) => h.length === 2 && !longest.includes(h));
+    if (hidden) { hop = hidden; break; }
+  }
+  assert.ok(hop, 'the simulated mesh has a hop heard only on a shorter copy');
+  const view = engine.views.get('packets');
+  const { packets } = view.snapshot({ node: hop, limit: 500 });
+  assert.ok(packets.length > 0);
+  let shorter = 0;
+  for (const row of packets) {
+    const tx = store.byHash.get(row.hash);
+    const naming = tx.observations.map((o) => o.path).filter((path) => path.includes(hop));
+    if (naming.length === 0) {
+      // Matched by its src or dest hash, which the row's What shows.
+      assert.equal(row.nodeMatch, null);
+      assert.ok(tx.srcHash === hop || tx.destHash === hop, `${row.hash} matched ${hop} somewhere`);
+      continue;
+    }
+    assert.equal(row.nodeMatch.path.length, Math.max(...naming.map((path) => path.length)));
+    assert.ok(row.nodeMatch.hops.length > 0 && row.nodeMatch.hops.every((i) => row.nodeMatch.path[i] === hop));
+    if (row.nodeMatch.path.length < row.longestPath.length && !row.longestPath.includes(hop)) shorter++;
+  }
+  assert.ok(shorter > 0, 'some row matches only through a path shorter than its longest');
+  // Without a node search rows carry no nodeMatch.
+  const plain = view.snapshot({ limit: 5 });
+  assert.ok(plain.packets.every((row) => !('nodeMatch' in row)));
+});
