@@ -143,6 +143,23 @@ test('operator pages in a browser: map routes and replay, observer detail, dista
       }
     });
 
+    await t.test('a region no observer reports is called unknown, with the known ones to pick, not shown as an empty mesh', async () => {
+      const { context, page } = await openPage(browser, `${app.url}/live?region=NO-SUCH-REGION`, 'reactive');
+      try {
+        const notice = page.locator('[data-testid="unknown-region"]');
+        await notice.waitFor({ timeout: WAIT_MS });
+        assert.match(await notice.textContent(), /Region “NO-SUCH-REGION” is unknown: no observer reports from it/);
+        const { observers } = await getJson(`${app.url}/api/views/observers`);
+        const known = Array.from(new Set(observers.map((o) => o.region).filter(Boolean))).sort();
+        assert.ok(known.length > 0);
+        await notice.getByRole('button', { name: known[0], exact: true }).click();
+        await page.waitForFunction((region) => new URL(window.location.href).searchParams.get('region') === region, known[0], { timeout: WAIT_MS });
+        await notice.waitFor({ state: 'detached', timeout: WAIT_MS });
+      } finally {
+        await context.close();
+      }
+    });
+
     for (const mode of ['reactive', 'method']) {
       await t.test(`distances: histogram, mean and median, longest links, region-scoped (${mode} mode)`, async () => {
         const rest = await getJson(`${app.url}/api/views/distances?limit=20`);

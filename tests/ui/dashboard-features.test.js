@@ -52,6 +52,23 @@ test('region scope: the views taking `region` come from the server contract; onl
   assert.deepEqual(regionsOf([{ region: 'b' }, { region: 'a' }, { region: null }, { region: 'b' }]), ['a', 'b']);
 });
 
+test('region scope: a region no observer reports is called unknown (not shown as an empty mesh), once the regions are read', () => {
+  const { isUnknownRegion, unknownFilterRegions } = require('../../imports/ui/lib/region-scope');
+  const known = ['LAX', 'SFO'];
+  assert.equal(isUnknownRegion('NOWHERE', known), true);
+  assert.equal(isUnknownRegion('SFO', known), false);
+  assert.equal(isUnknownRegion('sfo', known), true, 'the scope compares exactly, as the views do');
+  assert.equal(isUnknownRegion('', known), false, 'no scope');
+  assert.equal(isUnknownRegion('NOWHERE', null), false, 'not before the observers list has loaded');
+  assert.equal(isUnknownRegion('SFO', []), true, 'no observer has reported a region yet');
+  // A filter compares case-insensitively, ~ as a substring; != and other fields are not region tests.
+  assert.deepEqual(unknownFilterRegions('type == ADVERT && region == "Nowhere"', known), ['nowhere']);
+  assert.deepEqual(unknownFilterRegions("region == sfo || region ~ 'LA' || region ~ bay", known), ['bay']);
+  assert.deepEqual(unknownFilterRegions('region != NOWHERE && observer ~ "region"', known), []);
+  assert.deepEqual(unknownFilterRegions('region == NOWHERE', null), []);
+  assert.deepEqual(unknownFilterRegions('', known), []);
+});
+
 test('theme: a stored choice wins, else the system preference; dark by default', () => {
   assert.equal(initialTheme('light', false), 'light');
   assert.equal(initialTheme('dark', true), 'dark');

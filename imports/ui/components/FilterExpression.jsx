@@ -5,6 +5,8 @@
  * shown under the box.
  */
 import React, { useState } from 'react';
+import { useKnownRegions } from './RegionNotice';
+import { unknownFilterRegions } from '../lib/region-scope';
 
 const EXAMPLE = 'type == GRP_TXT && hops >= 2';
 
@@ -18,6 +20,9 @@ export function filterErrorText(error) {
 export function FilterExpression({ applied, onApply, error }) {
   const [text, setText] = useState(applied);
   const problem = filterErrorText(error);
+  const known = useKnownRegions();
+  // A region no observer reports parses fine and matches nothing: say so, or it reads as an empty mesh.
+  const unknownRegions = problem ? [] : unknownFilterRegions(applied, known);
   const apply = () => onApply(text.trim());
   return (
     <div className="field filter-field">
@@ -30,6 +35,11 @@ export function FilterExpression({ applied, onApply, error }) {
         <button type="button" className="btn" onClick={apply} data-testid="filter-apply" disabled={text.trim() === applied}>Apply</button>
       </div>
       {problem && <span className="hint warn filter-error" role="alert" data-testid="filter-error">{problem}</span>}
+      {unknownRegions.length > 0 && (
+        <span className="hint warn filter-error" data-testid="filter-unknown-region">
+          {`no observer reports region ${unknownRegions.map((name) => `“${name}”`).join(', ')}; known: ${known.length ? known.join(', ') : 'none yet'}`}
+        </span>
+      )}
     </div>
   );
 }

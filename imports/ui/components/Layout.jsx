@@ -1,6 +1,7 @@
 /**
  * The frame of every page: brand, navigation (collapsed behind a menu button on a phone),
- * region scope, search (Ctrl+K), theme, connection, data mode and data age, then the page.
+ * region scope, search (Ctrl+K), theme, connection, data mode and data age, then the page
+ * (under a notice when the scope names a region no observer reports).
  */
 import React, { useEffect, useState } from 'react';
 import { Link } from './Link';
@@ -9,6 +10,7 @@ import { DataModeSwitch } from './DataModeSwitch';
 import { DataFreshness } from './DataFreshness';
 import { ConnectionBadge } from './ConnectionBadge';
 import { RegionPicker } from './RegionPicker';
+import { RegionNotice } from './RegionNotice';
 import { ThemeToggle } from './ThemeToggle';
 import { CommandPalette, openPalette } from './CommandPalette';
 import { usePath } from '../hooks/use-location';
@@ -39,7 +41,7 @@ export function Layout({ children }) {
           <DataModeSwitch />
         </div>
       </header>
-      <main className="page">{children}</main>
+      <main className="page"><RegionNotice />{children}</main>
       <CommandPalette />
     </div>
   );

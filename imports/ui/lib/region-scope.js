@@ -38,4 +38,32 @@ function regionsOf(observers) {
   return Array.from(new Set((observers || []).map((observer) => observer && observer.region).filter(Boolean))).sort();
 }
 
-module.exports = { regionViewsFromSpec, scopeParams, regionsOf, FALLBACK_REGION_VIEWS };
+/**
+ * Whether the scope names a region no observer reports. A view scoped to it answers like an
+ * empty mesh, so the page says the region is unknown instead. False while the observers list
+ * loads (`known` null): a deep link is not called unknown before the regions are read.
+ */
+function isUnknownRegion(region, known) {
+  return Boolean(region) && Array.isArray(known) && !known.includes(region);
+}
+
+// `region == X` and `region ~ X` in a filter expression (imports/core/packet-filter.js's values).
+const FILTER_REGION = /\bregion\s*(==|~)\s*(?:"([^"]*)"|'([^']*)'|([^\s()&|!]+))/gi;
+
+/**
+ * Regions a filter expression tests for (== or ~) that match no known region, as the filter
+ * compares (case-insensitive; ~ a substring); [] while the observers list loads.
+ */
+function unknownFilterRegions(filter, known) {
+  if (!filter || !Array.isArray(known)) return [];
+  const lowerKnown = known.map((name) => name.toLowerCase());
+  const unknown = [];
+  for (const match of filter.matchAll(FILTER_REGION)) {
+    const value = (match[2] ?? match[3] ?? match[4]).toLowerCase();
+    const found = match[1] === '==' ? lowerKnown.includes(value) : lowerKnown.some((name) => name.includes(value));
+    if (!found && !unknown.includes(value)) unknown.push(value);
+  }
+  return unknown;
+}
+
+module.exports = { regionViewsFromSpec, scopeParams, regionsOf, isUnknownRegion, unknownFilterRegions, FALLBACK_REGION_VIEWS };
