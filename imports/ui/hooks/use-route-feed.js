@@ -59,6 +59,8 @@ export function useRouteFeed({ mode = 'live', at = null, windowMs = 10 * 60 * 10
 
   const newest = data ? data.newest : null;
   const oldest = data ? data.oldest : null;
-  const range = newest === null ? null : { from: Math.max(oldest, newest - DAY_MS), until: newest };
+  // One object while the bounds stay: Play's timer restarts whenever `range` changes, and this
+  // hook re-renders every 500 ms (useNow), which would restart it before it ever fired.
+  const range = useMemo(() => (newest === null ? null : { from: Math.max(oldest, newest - DAY_MS), until: newest }), [oldest, newest]);
   return { lines, animating, undrawable, range, inRange: data ? data.inRange : 0, truncated: data ? data.truncated : false, loading: loading && !data, error };
 }

@@ -18,13 +18,19 @@ import { MapLegend } from '../components/MapLegend';
 import { NodeLink } from '../components/NodeLink';
 import { Select } from '../components/Select';
 import { formatNumber, formatDateTime } from '../lib/format';
+import { replayStart, playFrom, replayBlocked, PLAY_STEP_MS } from '../lib/replay';
 
 const WINDOW_OPTIONS = [5, 10, 30, 60].map((minutes) => ({ value: String(minutes), label: `${minutes} min` }));
-// Play: the slider advances this much stored time per second of wall time.
-const PLAY_SPEED_MS_PER_S = 60 * 1000;
+// Play: one step of stored time (PLAY_STEP_MS) every PLAY_TICK_MS of wall time.
+const PLAY_TICK_MS = 500;
 
 function RouteControls({ mode, setMode, range, at, setAt, windowMinutes, setWindowMinutes, playing, setPlaying, feed }) {
   const position = at === null && range ? range.until : at;
+  const blocked = range ? replayBlocked(range) : null;
+  const play = () => {
+    if (!playing) setAt(playFrom(range, at, windowMinutes * 60 * 1000)); // at the end: from the start again
+    setPlaying(!playing);
+  };
   return (
     <div className="route-controls" data-testid="route-controls" style={{ display: 'flex', gap: 12, alignItems: 'center', flexWrap: 'wrap', margin: '8px 0' }}>
       <div role="group" aria-label="Routes" className="mode-switch">
@@ -33,12 +39,14 @@ function RouteControls({ mode, setMode, range, at, setAt, windowMinutes, setWind
       </div>
       {mode === 'replay' && range && (
         <>
-          <button type="button" onClick={() => setPlaying(!playing)} aria-label={playing ? 'Pause' : 'Play'}>{playing ? 'Pause' : 'Play'}</button>
+          <button type="button" onClick={play} aria-label={playing ? 'Pause' : 'Play'} disabled={blocked !== null && !playing}
+            title={blocked || undefined} data-testid="route-play">{playing ? 'Pause' : 'Play'}</button>
           <input type="range" aria-label="Replay time" data-testid="route-slider" min={range.from} max={range.until} step={10000}
             value={Math.min(range.until, Math.max(range.from, position))} onChange={(event) => { setPlaying(false); setAt(Number(event.target.value)); }}
             style={{ flex: '1 1 240px' }} />
           <span className="mono small">{formatDateTime(position)}</span>
           <Select label="Window" value={String(windowMinutes)} onChange={(value) => setWindowMinutes(Number(value))} options={WINDOW_OPTIONS} anyLabel={null} />
+          {blocked && <span className="hint warn" data-testid="route-blocked">{blocked}</span>}
         </>
       )}
       <span className="muted small" data-testid="route-count">
@@ -60,17 +68,17 @@ export function MapPage() {
   const feed = useRouteFeed({ mode, at: mode === 'replay' ? settledAt : null, windowMs: windowMinutes * 60 * 1000 });
   const { range } = feed;
 
-  // Replay starts at the oldest stored time of the last 24 h; Play walks it forward.
+  // Replay starts near the oldest stored time of the last 24 h (lib/replay.js); Play walks it forward.
   useEffect(() => {
-    if (mode === 'replay' && at === null && range) setAt(range.from + windowMinutes * 60 * 1000);
+    if (mode === 'replay' && at === null && range) setAt(replayStart(range, windowMinutes * 60 * 1000));
   }, [mode, at, range, windowMinutes]);
   useEffect(() => {
     if (!playing || !range) return undefined;
     const timer = setInterval(() => setAt((current) => {
-      const next = (current === null ? range.from : current) + PLAY_SPEED_MS_PER_S / 2;
+      const next = (current === null ? range.from : current) + PLAY_STEP_MS;
       if (next >= range.until) setPlaying(false);
       return Math.min(next, range.until);
-    }), 500);
+    }), PLAY_TICK_MS);
     return () => clearInterval(timer);
   }, [playing, range]);
 
