@@ -132,11 +132,16 @@ test('operator pages in a browser: map routes and replay, observer detail, dista
       });
     }
 
-    await t.test('the Observers table links each observer to its page', async () => {
+    await t.test('the Observers table links each observer to its page, by name as by id', async () => {
       const { context, page } = await openPage(browser, `${app.url}/analytics/observers`, 'reactive');
       try {
         await page.locator('[data-testid="observers-table"] tbody tr').first().waitFor({ timeout: WAIT_MS });
-        await page.locator('[data-testid="observers-table"] tbody tr a[href^="/observers/"]').first().click();
+        // The name (first column) links like a node's name does elsewhere, to the same page as the id.
+        const firstRow = page.locator('[data-testid="observers-table"] tbody tr').first();
+        const nameLink = firstRow.locator('td').nth(0).locator('a[href^="/observers/"]');
+        const idHref = await firstRow.locator('td').nth(1).locator('a').getAttribute('href');
+        assert.equal(await nameLink.getAttribute('href'), idHref);
+        await nameLink.click();
         await page.locator('[data-testid="observer-page"]').waitFor({ timeout: WAIT_MS });
       } finally {
         await context.close();

@@ -1,7 +1,7 @@
 /**
  * Observers: every reporting station with its region, first/last seen and packet counts, sorted
- * by a column (click a heading; busiest in the last hour first), one line per observer; each id
- * links to its observer page (/observers/:id, keeping the region scope).
+ * by a column (click a heading; busiest in the last hour first), one line per observer; each name
+ * and id links to its observer page (/observers/:id, keeping the region scope), as node names do.
  */
 import React, { useMemo, useState } from 'react';
 import { useView } from '../../hooks/use-view';
@@ -13,6 +13,8 @@ import { Clip } from '../../components/Clip';
 import { Link } from '../../components/Link';
 import { formatAgo, formatDateTime, formatNumber, shortKey } from '../../lib/format';
 import { sortRows } from '../../lib/sort-rows';
+
+const observerPath = (id) => `/observers/${encodeURIComponent(id)}`;
 
 const COLUMNS = [
   { key: 'name', label: 'Name', value: (o) => o.name || o.id },
@@ -52,8 +54,8 @@ export function ObserversTab() {
               <tbody>
                 {rows.map((o) => (
                   <tr key={o.id}>
-                    <td><Clip as="span" className="cell-clip">{o.name || '—'}</Clip></td>
-                    <td className="mono muted" title={o.id}><Link to={`/observers/${encodeURIComponent(o.id)}`}>{shortKey(o.id)}</Link></td>
+                    <td><Clip as="span" className="cell-clip"><Link to={observerPath(o.id)} className="observer-link">{o.name || shortKey(o.id)}</Link></Clip></td>
+                    <td className="mono muted" title={o.id}><Link to={observerPath(o.id)}>{shortKey(o.id)}</Link></td>
                     <td>{o.region || '—'}</td>
                     <td className="num">{formatAgo(o.lastSeen, now)}</td>
                     <td className="num">{formatDateTime(o.firstSeen)}</td>
@@ -65,7 +67,9 @@ export function ObserversTab() {
             </table>
           </Card>
           <Card title="Packets in the last hour">
-            <HBarList items={rows.slice().sort((a, b) => (b.packetsLastHour || 0) - (a.packetsLastHour || 0)).map((o) => ({ key: o.id, label: o.name || shortKey(o.id), sub: o.region, value: o.packetsLastHour }))} />
+            <HBarList items={rows.slice().sort((a, b) => (b.packetsLastHour || 0) - (a.packetsLastHour || 0)).map((o) => ({
+              key: o.id, label: <Link to={observerPath(o.id)}>{o.name || shortKey(o.id)}</Link>, sub: o.region, value: o.packetsLastHour,
+            }))} />
           </Card>
         </div>
       )}
