@@ -7,7 +7,8 @@
  * counts, and not at all for other roles. As a src/dest hash (`@d2`) every sharer matters.
  * Names are cut at `limit` so the banner stays short on a 5,000-node mesh (~20 nodes a byte).
  */
-const FORWARDING_ROLE = 'repeater';
+// The one role that relays, from the module that resolves hops (a dependency-free file).
+const { FORWARDING_ROLE } = require('../../core/hop-resolver');
 
 /** Roles with how many sharers have each, most first (then by name): "14 companions, 3 rooms". */
 function roleCounts(sharers) {
