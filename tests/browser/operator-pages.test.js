@@ -8,7 +8,7 @@
  *     and moving the slider asks for another window;
  *   - Observer page (/observers/:id): identity, the simulator's status figures (battery,
  *     noise floor), reports per hour and the SNR chart; its packet links open packets; the
- *     Observers table links to it;
+ *     Observers table links to it, and so do the observers listed on packet and node pages;
  *   - Analytics · Distances: both histograms (8 bins each), mean and median, the longest links
  *     longest first and bounded by the chosen limit, linked to their nodes, scoped by region;
  *   - no clipped text without a title, no `undefined`/`NaN` on screen, no page errors;
@@ -142,6 +142,29 @@ test('operator pages in a browser: map routes and replay, observer detail, dista
         const idHref = await firstRow.locator('td').nth(1).locator('a').getAttribute('href');
         assert.equal(await nameLink.getAttribute('href'), idHref);
         await nameLink.click();
+        await page.locator('[data-testid="observer-page"]').waitFor({ timeout: WAIT_MS });
+      } finally {
+        await context.close();
+      }
+    });
+
+    await t.test('the packet and node pages link each observer they list to its page', async () => {
+      const { context, page } = await openPage(browser, app.url, 'reactive');
+      try {
+        const { packets } = await getJson(`${app.url}/api/views/packets?limit=1`);
+        await go(page, `/packets/${packets[0].hash}`);
+        const reportLink = page.locator('.observer .observer-link').first();
+        await reportLink.waitFor({ timeout: WAIT_MS });
+        const reported = await reportLink.getAttribute('href');
+        assert.match(reported, /^\/observers\/[^/?]+/);
+        await reportLink.click();
+        await page.locator('[data-testid="observer-page"]').waitFor({ timeout: WAIT_MS });
+        const { nodes } = await getJson(`${app.url}/api/views/nodes?sort=packets&limit=1`);
+        await go(page, `/nodes/${nodes[0].pubKey}`);
+        const hearingLink = page.locator('.observer .observer-link').first();
+        await hearingLink.waitFor({ timeout: WAIT_MS });
+        assert.match(await hearingLink.getAttribute('href'), /^\/observers\/[^/?]+/);
+        await hearingLink.click();
         await page.locator('[data-testid="observer-page"]').waitFor({ timeout: WAIT_MS });
       } finally {
         await context.close();
