@@ -15,14 +15,18 @@
  *     `places` view's placed count read before and after (more than 500, the old cut);
  *   - Nodes gives the directory's total and pages with Next;
  *   - the node pages of the busiest repeater and of a companion load, and the companion's relay
- *     count is its own (none: a companion does not relay).
+ *     count is its own (none: a companion does not relay);
+ *   - screenshots large-map.png, large-nodes.png, large-repeater.png and large-companion.png in
+ *     tests/browser/screenshots/ (`npm run shots:publish` copies them with the others).
  * Skipped, with the reason, when Meteor, Chromium or playwright-core is missing.
  *
  *   METEOR_BIN=... node --test tests/browser/large-mesh.test.js
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { withAppAndBrowser, openPage, go, assertReadable, getJson, PAGES, WAIT_MS } = require('./browser-session');
+const fs = require('fs');
+const path = require('path');
+const { withAppAndBrowser, openPage, go, assertReadable, getJson, PAGES, WAIT_MS, SCREENSHOT_DIR } = require('./browser-session');
 
 const LARGE_MESH_SETTINGS = {
   sources: { simulator: { enabled: true, ratePerSecond: 1000, profile: 'large' } },
@@ -61,6 +65,7 @@ test('dashboard on the large mesh', { timeout: 15 * 60 * 1000 }, async (t) => {
   await withAppAndBrowser(t, async ({ app, browser }) => {
     const size = await warmUp(app.url);
     t.diagnostic(`large mesh at the start: ${size.nodes} nodes, ${size.observers} observers`);
+    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
     const { context, page, errors } = await openPage(browser, app.url, 'reactive');
     try {
       await t.test('every page shows its data, readable, without errors', async () => {
@@ -91,6 +96,7 @@ test('dashboard on the large mesh', { timeout: 15 * 60 * 1000 }, async (t) => {
         assert.ok(drawn > 500, `the map draws more than the old cut of 500 (${drawn})`);
         assert.ok(total >= drawn && total >= MIN_NODES, `map total ${total}`);
         await assertReadable(page, '/map (large mesh)');
+        await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'large-map.png') });
       });
 
       await t.test('Nodes: the directory total, and Next pages', async () => {
@@ -106,6 +112,7 @@ test('dashboard on the large mesh', { timeout: 15 * 60 * 1000 }, async (t) => {
         await page.locator('.pager span', { hasText: /^101–/ }).waitFor({ timeout: WAIT_MS });
         await page.locator('table tbody tr .node-link').first().waitFor({ timeout: WAIT_MS });
         await assertReadable(page, '/nodes page 2 (large mesh)');
+        await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'large-nodes.png') });
       });
 
       await t.test('node pages of the busiest repeater and of a companion', async () => {
@@ -119,6 +126,8 @@ test('dashboard on the large mesh', { timeout: 15 * 60 * 1000 }, async (t) => {
           await page.getByText('since first heard').first().waitFor({ timeout: WAIT_MS });
           assert.equal(await page.locator('.state-error').count(), 0, `${node.role} page: error state shown`);
           await assertReadable(page, `${node.role} node page (large mesh)`);
+          // On this mesh about 20 nodes share each first key byte: the banner saying which matter shows.
+          await page.screenshot({ path: path.join(SCREENSHOT_DIR, `large-${node.role}.png`) });
         }
         t.diagnostic(`node pages: ${took.join(', ')}`);
         // A companion relays nothing: its figures are its own, not those of the repeaters
