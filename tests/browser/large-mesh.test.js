@@ -11,8 +11,8 @@
  *   - every page (PAGES) shows its data with no error state, nothing unreadable and no page
  *     errors; the time each took to show it is printed as a diagnostic, not asserted (this
  *     machine is noisy: speed is measured by the benchmarks);
- *   - the Map draws every placed node: its "N of M nodes have a position" lies between the
- *     `places` view's placed count read before and after (more than 500, the old cut);
+ *   - the Map draws every placed node: its "N of M nodes have a position" is at least the
+ *     `places` view's placed count read before (and more than 500, the old cut);
  *   - Nodes gives the directory's total and pages with Next;
  *   - the node pages of the busiest repeater and of a companion load, and the companion's relay
  *     count is its own (none: a companion does not relay);
@@ -91,8 +91,9 @@ test('dashboard on the large mesh', { timeout: 15 * 60 * 1000 }, async (t) => {
         }, before.placed, { timeout: WAIT_MS });
         const text = await page.locator('body').innerText();
         const [, drawn, total] = /([\d,]+) of ([\d,]+) nodes have a position/.exec(text).map((part) => Number(String(part).replace(/,/g, '')));
-        const after = await getJson(`${app.url}/api/views/places`);
-        assert.ok(drawn >= before.placed && drawn <= after.placed, `map: ${drawn} placed nodes drawn; the places view had ${before.placed} before and ${after.placed} after`);
+        // Only a lower bound from REST: its answers may be a few seconds old (settings.cache.ttlMs),
+        // the page's reactive document newer, and the mesh keeps growing in between.
+        assert.ok(drawn >= before.placed, `map: ${drawn} placed nodes drawn; the places view had ${before.placed} before`);
         assert.ok(drawn > 500, `the map draws more than the old cut of 500 (${drawn})`);
         assert.ok(total >= drawn && total >= MIN_NODES, `map total ${total}`);
         await assertReadable(page, '/map (large mesh)');
@@ -104,10 +105,10 @@ test('dashboard on the large mesh', { timeout: 15 * 60 * 1000 }, async (t) => {
         await go(page, '/nodes');
         const pager = page.locator('.pager span').first();
         await pager.waitFor({ timeout: WAIT_MS });
-        const after = (await getJson(`${app.url}/api/views/nodes?limit=1`)).total;
         const shown = Number(/of ([\d,]+)/.exec(await pager.innerText())[1].replace(/,/g, ''));
-        // The page's document may be one publish tick behind the REST answer read after it.
-        assert.ok(shown >= MIN_NODES && shown <= after && shown >= before - 50, `Nodes shows ${shown} of the directory's ${before}..${after}`);
+        // The page's document may be a publish tick behind the REST answer read before it (and the
+        // REST answer a few seconds old): a lower bound with a margin of a few ticks of growth.
+        assert.ok(shown >= MIN_NODES && shown >= before - 50, `Nodes shows ${shown}; the directory had ${before} before`);
         await page.locator('.pager button', { hasText: 'Next' }).click();
         await page.locator('.pager span', { hasText: /^101–/ }).waitFor({ timeout: WAIT_MS });
         await page.locator('table tbody tr .node-link').first().waitFor({ timeout: WAIT_MS });
