@@ -97,6 +97,9 @@ test('dashboard on the large mesh', { timeout: 15 * 60 * 1000 }, async (t) => {
         assert.ok(drawn > 500, `the map draws more than the old cut of 500 (${drawn})`);
         assert.ok(total >= drawn && total >= MIN_NODES, `map total ${total}`);
         await assertReadable(page, '/map (large mesh)');
+        // Links: drawn, or (most 1-byte hops matching several repeaters) why none is, not "yet".
+        const linksCard = page.locator('.card', { hasText: 'Links drawn' });
+        if (await linksCard.locator('tbody tr').count() === 0) assert.match(await linksCard.innerText(), /is not guessed/, 'an empty Links card says why');
         await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'large-map.png') });
       });
 

@@ -95,7 +95,15 @@ export function MapPage() {
           <MapLegend roles={roles} linkCount={links.length} routeCount={mode === 'replay' ? feed.lines.length : feed.animating.length} />
         </div>
         <Card title="Links drawn" subtitle={`busiest adjacent hop pairs whose hops resolve to one placed node${unplacedPairs ? `; ${formatNumber(unplacedPairs)} pairs could not be placed` : ''}`}>
-          {links.length === 0 ? <div className="muted">No busy pair resolves to two placed nodes yet.</div> : (
+          {/* On a big mesh most 1-byte hops match several repeaters, so this can stay empty for good:
+              say why, and where resolved routes are drawn instead (weighed by radio range). */}
+          {links.length === 0 ? (
+            <div className="muted">
+              {unplacedPairs
+                ? `None of the ${formatNumber(unplacedPairs)} busiest pairs has both hops naming one placed repeater: where several repeaters share a hop hash, a pair is not guessed. Routes above resolve their hops by radio range as well (Live and Replay).`
+                : 'No busy pair resolves to two placed nodes yet.'}
+            </div>
+          ) : (
             <table className="table">
               <thead><tr><th>From</th><th>To</th><th className="num">Appearances</th></tr></thead>
               <tbody>
