@@ -663,6 +663,9 @@ function attributeProfile(data) {
  * per hash size, the share of hops resolved to the right repeater, to a wrong one, left
  * ambiguous or unknown, and the CPU time resolvePath takes per path. Paths are measured after
  * the first third of the run, once adjacency has been learned from unambiguous paths.
+ * Beside it, each adjacent pair of the same paths resolved alone (no observer or source to
+ * anchor it), as the topology view resolves its busiest pairs for the map's links: per `by`
+ * (prefix, range, nearest), ends right and wrong.
  * `npm run bench:core -- --only=hops` runs this part alone.
  */
 function measureHopResolution() {
@@ -673,6 +676,7 @@ function measureHopResolution() {
   let index = 0;
   let resolveCpu = 0; // CPU seconds inside resolvePath (views such as routes call it per observation)
   let paths = 0;
+  const pairEnds = { ends: 0, ambiguous: 0, unknown: 0, by: {} }; // each adjacent pair resolved alone
   for (const message of sim.messages(count)) {
     const { report } = parseObserverMessage(message.topic, JSON.stringify(message.payload), Date.parse(message.payload.timestamp));
     const result = engine.ingest(report);
@@ -690,14 +694,29 @@ function measureHopResolution() {
       if (entry.status === 'resolved') tally[entry.node.pubKey === truth[i].toLowerCase() ? 'right' : 'wrong']++;
       else tally[entry.status]++;
     });
+    const path = result.observation.path;
+    for (let i = 1; i < path.length; i++) {
+      resolvePath(engine.store, [path[i - 1], path[i]], {}).forEach((entry, k) => {
+        pairEnds.ends++;
+        if (entry.status !== 'resolved') {
+          pairEnds[entry.status]++;
+          return;
+        }
+        const by = pairEnds.by[entry.by] || (pairEnds.by[entry.by] = { right: 0, wrong: 0 });
+        by[entry.node.pubKey === truth[i - 1 + k].toLowerCase() ? 'right' : 'wrong']++;
+      });
+    }
   }
+  for (const by of Object.values(pairEnds.by)) by.wrong_share_of_resolved = round(by.wrong / (by.right + by.wrong), 4);
+  pairEnds.resolved_share = round(Object.values(pairEnds.by).reduce((sum, by) => sum + by.right + by.wrong, 0) / pairEnds.ends, 3);
   for (const tally of Object.values(bySize)) {
     tally.right_share = round(tally.right / tally.hops, 3);
     tally.wrong_free_share = round(1 - tally.wrong / tally.hops, 3);
     tally.resolved_share = round((tally.right + tally.wrong) / tally.hops, 3);
   }
   console.log(`hop resolution (1-byte): right ${bySize[1] && bySize[1].right_share}, wrong-free ${bySize[1] && bySize[1].wrong_free_share}, resolved ${bySize[1] && bySize[1].resolved_share}; ${round((1e6 * resolveCpu) / paths, 1)} µs CPU per path`);
-  return { profile: 'large', reports: count, measured_after: Math.round(count / 3), paths, resolve_cpu_us_per_path: round((1e6 * resolveCpu) / paths, 1), by_hash_size: bySize };
+  console.log(`pairs resolved alone: ${JSON.stringify(pairEnds)}`);
+  return { profile: 'large', reports: count, measured_after: Math.round(count / 3), paths, resolve_cpu_us_per_path: round((1e6 * resolveCpu) / paths, 1), by_hash_size: bySize, pairs_alone: pairEnds };
 }
 
 const HOSTILE_RUNS = ['longPaths', 'randomObservers', 'randomAdverts', 'randomChannels', 'extremeNumbers', 'oddStrings', 'randomBytes'];

@@ -163,6 +163,12 @@ function renderCoreReport(result, quickResult) {
     }
     const one = hops.by_hash_size[1];
     if (one) lines.push('', `Targets for 1-byte hops: wrong-free ≥ 0.95 (${verdict(one.wrong_free_share >= 0.95)}), resolved ≥ 0.80 (${verdict(one.resolved_share >= 0.8)}).`);
+    const pairs = hops.pairs_alone;
+    if (pairs) {
+      // What the map's links read: the topology view resolves each busiest pair with no anchor.
+      const by = Object.entries(pairs.by).map(([how, t]) => `${how} ${fmt(t.right + t.wrong)} (${fmt(t.wrong)} wrong, ${(100 * t.wrong_share_of_resolved).toFixed(2)}%)`).join('; ');
+      lines.push('', `Each adjacent pair of the same paths resolved alone, with no observer or source as anchor (how the topology view resolves the pairs the map draws): ${fmt(pairs.ends)} ends, ${pairs.resolved_share} resolved; by ${by}; ${fmt(pairs.ambiguous)} ambiguous, ${fmt(pairs.unknown)} unknown.`);
+    }
     lines.push('');
   }
   if (result.hostile && result.hostile.length) {

@@ -56,3 +56,26 @@ test('map data: nodes with positions; links only between two placed, uniquely re
   assert.equal(links[0].count, 15);
   assert.equal(unplacedPairs, 2);
 });
+
+test('map links: pairs drawn from the topology view\'s resolved ends; a nearest-fit end makes a link likely', () => {
+  const nodes = [
+    { pubKey: 'aa11', name: 'A', role: 'repeater', lat: 47.5, lon: -122.1, status: 'active' },
+    { pubKey: 'bb22', name: 'B', role: 'repeater', lat: 47.6, lon: -122.2, status: 'active' },
+    { pubKey: 'cc33', name: 'C', role: 'repeater', lat: 47.7, lon: -122.3, status: 'active' },
+  ];
+  // Shared 1-byte hashes: the prefix names no single node (node null), the pair resolution does.
+  const shared = (hop) => ({ hop, node: null });
+  const end = (pubKey, by) => ({ pubKey, name: pubKey, role: 'repeater', by });
+  const pairs = [
+    { pair: 'aa,bb', from: shared('aa'), to: shared('bb'), count: 9, resolved: { from: end('aa11', 'range'), to: end('bb22', 'nearest') } },
+    { pair: 'bb,aa', from: shared('bb'), to: shared('aa'), count: 4, resolved: { from: end('bb22', 'range'), to: end('aa11', 'range') } },
+    { pair: 'bb,cc', from: shared('bb'), to: shared('cc'), count: 6, resolved: { from: end('bb22', 'nearest'), to: end('cc33', 'prefix') } },
+    { pair: 'cc,dd', from: shared('cc'), to: shared('dd'), count: 5, resolved: { from: end('cc33', 'prefix'), to: null } },
+  ];
+  const { links, unplacedPairs } = buildMapData(nodes, pairs);
+  assert.equal(unplacedPairs, 1, 'an end left ambiguous is not drawn');
+  assert.deepEqual(links.map((link) => [link.key, link.count, link.by, link.likely]), [
+    ['aa11|bb22', 13, 'range', false], // both directions summed; as sure as its surer pair
+    ['bb22|cc33', 6, 'nearest', true], // as sure as its weaker end
+  ]);
+});

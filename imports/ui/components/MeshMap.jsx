@@ -136,8 +136,8 @@ export function MeshMap({ points, links, tileUrl, height = 560, routes = [], ani
           const [x1, y1] = project(link.from);
           const [x2, y2] = project(link.to);
           return (
-            <line key={link.key} x1={x1} y1={y1} x2={x2} y2={y2} className="map-link" strokeWidth={1 + (4 * link.count) / maxLink}>
-              <title>{`${link.from.name || link.from.pubKey.slice(0, 8)} ↔ ${link.to.name || link.to.pubKey.slice(0, 8)}: ${formatNumber(link.count)}`}</title>
+            <line key={link.key} x1={x1} y1={y1} x2={x2} y2={y2} className={link.likely ? 'map-link likely' : 'map-link'} strokeWidth={1 + (4 * link.count) / maxLink}>
+              <title>{`${link.from.name || link.from.pubKey.slice(0, 8)} ↔ ${link.to.name || link.to.pubKey.slice(0, 8)}: ${formatNumber(link.count)}${link.likely ? ' (likely: an end resolved as the nearest fit)' : ''}`}</title>
             </line>
           );
         })}

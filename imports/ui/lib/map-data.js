@@ -1,8 +1,12 @@
 'use strict';
 /**
- * What the map draws, from the `nodes` view (positions) and the `topology` view (busiest
- * adjacent hop pairs): nodes with a position, and links between pairs whose two hops each
- * resolve to exactly one known node that has a position. Ambiguous prefixes are not guessed.
+ * What the map draws, from the `places` view (positions) and the `topology` view (busiest
+ * adjacent hop pairs): nodes with a position, and links between pairs whose two hops resolve
+ * to placed nodes, as the topology view resolved them (hop-resolver.js on the pair alone): by
+ * prefix (one repeater carries the hash), by radio range (one combination fits), or `nearest`
+ * (the clearly shortest combination). A link with a `nearest` end is `likely`, drawn dashed: on
+ * the large simulated mesh 1.16% of such ends were wrong (benchmarks/CORE.md, hop resolution). A hop left
+ * ambiguous is not guessed.
  */
 const { lonLatToWorld } = require('./projection');
 
@@ -11,9 +15,25 @@ function hasPosition(node) {
     && Math.abs(node.lat) <= 90 && Math.abs(node.lon) <= 180;
 }
 
+// How an end was resolved, surest first: a link is as sure as its weaker end.
+const RESOLUTION_ORDER = ['prefix', 'range', 'nearest'];
+
+function weaker(a, b) {
+  return RESOLUTION_ORDER.indexOf(a) >= RESOLUTION_ORDER.indexOf(b) ? a : b;
+}
+
+/** The node behind one end of a topology pair (`from` or `to`), with how it was resolved, or null. */
+function pairEnd(pair, end) {
+  const resolved = pair.resolved && pair.resolved[end];
+  if (resolved) return resolved;
+  const row = pair[end];
+  return row && row.node ? { ...row.node, by: 'prefix' } : null; // an answer without `resolved`
+}
+
 /**
  * nodes: rows of the nodes view; pairs: topology.pairs.
- * Returns { points, links, unplacedPairs }: links are undirected (a->b and b->a summed).
+ * Returns { points, links, unplacedPairs }: links are undirected (a->b and b->a summed), each
+ * with `by` (its weaker end's resolution, from its surest pair) and `likely` (by 'nearest').
  */
 function buildMapData(nodes, pairs) {
   const points = [];
@@ -28,18 +48,25 @@ function buildMapData(nodes, pairs) {
   const links = new Map();
   let unplacedPairs = 0;
   for (const pair of pairs || []) {
-    const from = pair.from && pair.from.node ? byKey.get(pair.from.node.pubKey) : null;
-    const to = pair.to && pair.to.node ? byKey.get(pair.to.node.pubKey) : null;
+    const fromEnd = pairEnd(pair, 'from');
+    const toEnd = pairEnd(pair, 'to');
+    const from = fromEnd ? byKey.get(fromEnd.pubKey) : null;
+    const to = toEnd ? byKey.get(toEnd.pubKey) : null;
     if (!from || !to || from === to) {
       unplacedPairs++;
       continue;
     }
+    const by = weaker(fromEnd.by, toEnd.by);
     const key = from.pubKey < to.pubKey ? `${from.pubKey}|${to.pubKey}` : `${to.pubKey}|${from.pubKey}`;
     const link = links.get(key);
-    if (link) link.count += pair.count;
-    else links.set(key, { key, from, to, count: pair.count });
+    if (link) {
+      link.count += pair.count;
+      if (weaker(link.by, by) === link.by) link.by = by; // as sure as its surest pair
+    } else {
+      links.set(key, { key, from, to, count: pair.count, by });
+    }
   }
-  return { points, links: Array.from(links.values()).sort((a, b) => b.count - a.count), unplacedPairs };
+  return { points, links: Array.from(links.values(), (link) => ({ ...link, likely: link.by === 'nearest' })).sort((a, b) => b.count - a.count), unplacedPairs };
 }
 
 /**

@@ -20,6 +20,14 @@ import { Select } from '../components/Select';
 import { formatNumber, formatDateTime } from '../lib/format';
 import { replayStart, playFrom, replayBlocked, PLAY_STEP_MS } from '../lib/replay';
 
+// How a drawn link's weaker end was resolved (lib/map-data.js; hop-resolver.js).
+const RESOLVED_LABELS = { prefix: 'by hash', range: 'by radio range', nearest: 'likely (nearest)' };
+const RESOLVED_TITLES = {
+  prefix: 'both hop hashes are carried by one repeater each',
+  range: 'a shared hash, told apart by radio range: only one combination of repeaters is within range',
+  nearest: 'a shared hash, taken as the clearly shortest combination of repeaters: likely, not certain (drawn dashed)',
+};
+
 const WINDOW_OPTIONS = [5, 10, 30, 60].map((minutes) => ({ value: String(minutes), label: `${minutes} min` }));
 // Play: one step of stored time (PLAY_STEP_MS) every PLAY_TICK_MS of wall time.
 const PLAY_TICK_MS = 500;
@@ -94,23 +102,24 @@ export function MapPage() {
           <MeshMap points={points} links={links} tileUrl={tileUrl} routes={mode === 'replay' ? feed.lines : []} animating={feed.animating} />
           <MapLegend roles={roles} linkCount={links.length} routeCount={mode === 'replay' ? feed.lines.length : feed.animating.length} />
         </div>
-        <Card title="Links drawn" subtitle={`busiest adjacent hop pairs whose hops resolve to one placed node${unplacedPairs ? `; ${formatNumber(unplacedPairs)} pairs could not be placed` : ''}`}>
-          {/* On a big mesh most 1-byte hops match several repeaters, so this can stay empty for good:
-              say why, and where resolved routes are drawn instead (weighed by radio range). */}
+        <Card title="Links drawn" subtitle={`busiest adjacent hop pairs whose hops resolve to placed repeaters (by hash, by radio range, or likely: the nearest fit, dashed)${unplacedPairs ? `; ${formatNumber(unplacedPairs)} pairs could not be placed` : ''}`}>
+          {/* On a big mesh a pair can stay unresolved for good (shared hashes, unplaced repeaters):
+              say why rather than "yet". */}
           {links.length === 0 ? (
             <div className="muted">
               {unplacedPairs
-                ? `None of the ${formatNumber(unplacedPairs)} busiest pairs has both hops naming one placed repeater: where several repeaters share a hop hash, a pair is not guessed. Routes above resolve their hops by radio range as well (Live and Replay).`
+                ? `None of the ${formatNumber(unplacedPairs)} busiest pairs has both hops resolved to a placed repeater: a hash shared by repeaters that radio range cannot tell apart is not guessed. Routes above are resolved per path, with their observer and source as anchors (Live and Replay).`
                 : 'No busy pair resolves to two placed nodes yet.'}
             </div>
           ) : (
             <table className="table">
-              <thead><tr><th>From</th><th>To</th><th className="num">Appearances</th></tr></thead>
+              <thead><tr><th>From</th><th>To</th><th>Resolved</th><th className="num">Appearances</th></tr></thead>
               <tbody>
                 {links.map((link) => (
                   <tr key={link.key}>
                     <td><NodeLink pubKey={link.from.pubKey} name={link.from.name} /></td>
                     <td><NodeLink pubKey={link.to.pubKey} name={link.to.name} /></td>
+                    <td className="muted" title={RESOLVED_TITLES[link.by]}>{RESOLVED_LABELS[link.by]}</td>
                     <td className="num">{formatNumber(link.count)}</td>
                   </tr>
                 ))}

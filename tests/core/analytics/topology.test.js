@@ -3,10 +3,20 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const topology = require('../../../imports/core/analytics/topology');
 const { checkAgainstBruteForce, assertClose, bruteResolve } = require('../../helpers/mesh');
+const { resolvePath } = require('../../../imports/core/hop-resolver');
 
 const withoutUnits = ({ units, ...figures }) => figures;
 
 /** Nodes named by a hop prefix, looked up by scanning the whole node directory. */
+
+/**
+ * A pair's ends as the resolver answers for the two-hop path alone (hop-resolver.js has its own
+ * tests of how it resolves; this checks that the view asks it about each listed pair, unanchored).
+ */
+function resolvedEnds(store, hops) {
+  return Object.fromEntries(resolvePath(store, hops, {}).map((entry, i) => [i === 0 ? 'from' : 'to',
+    entry.status === 'resolved' ? { pubKey: entry.node.pubKey, name: entry.node.name, role: entry.node.role, by: entry.by } : null]));
+}
 
 function top(counts, limit) {
   return Array.from(counts.entries()).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, limit);
@@ -58,7 +68,7 @@ function bruteTopology(store, params = { pairs: 15 }) {
     traceObservations,
     hops: { ...figures, distribution },
     repeaters: top(hopCounts, 20).map(([hop, count]) => ({ ...hopRow(hop), count })),
-    pairs: top(pairCounts, params.pairs).map(([pair, count]) => ({ pair, from: hopRow(pair.split(',')[0]), to: hopRow(pair.split(',')[1]), count })),
+    pairs: top(pairCounts, params.pairs).map(([pair, count]) => ({ pair, from: hopRow(pair.split(',')[0]), to: hopRow(pair.split(',')[1]), count, resolved: resolvedEnds(store, pair.split(',')) })),
     hopsVsSnr: Array.from(byHops.values()).sort((a, b) => a.hops - b.hops).map((row) => ({
       hops: row.hops, observations: row.observations, snrCount: row.snrs.length, meanSnr: row.snrs.length ? row.snrs.reduce((s, v) => s + v, 0) / row.snrs.length : null,
     })),
@@ -92,4 +102,29 @@ test('topology added to a filled store equals one fed live', () => {
   const engine = checkAgainstBruteForce({ view: 'topology', bruteForce: bruteTopology, checks: 3, project: withoutUnits });
   const late = engine.store.addView(topology.create(engine.store));
   assertClose(late.snapshot({}), engine.view('topology').snapshot({}));
+});
+
+test('on the large mesh, pairs whose shared 1-byte hashes the prefix cannot resolve are resolved by radio range', () => {
+  const { createEngine } = require('../../../imports/core/engine');
+  const { simulatedReports } = require('../../helpers/mesh');
+  const { reports, channels } = simulatedReports({ seed: 5, count: 20000, profile: 'large', simulator: { startupAdverts: true } });
+  const engine = createEngine({ views: ['topology'], channels });
+  for (const report of reports) engine.ingest(report);
+  const { pairs } = engine.snapshot('topology', { pairs: 200 });
+  let byPrefix = 0;
+  let byRange = 0;
+  for (const pair of pairs) {
+    for (const end of ['from', 'to']) {
+      // A hop one repeater carries is that repeater in both answers; no other is called 'prefix'.
+      const row = pair[end];
+      const resolved = pair.resolved[end];
+      assert.equal(row.node !== null, resolved !== null && resolved.by === 'prefix', `${pair.pair} ${end}`);
+      if (row.node !== null) assert.equal(resolved.pubKey, row.node.pubKey);
+    }
+    if (pair.from.node && pair.to.node) byPrefix++;
+    if (pair.resolved.from && pair.resolved.to) byRange++;
+  }
+  assert.ok(pairs.length === 200, `${pairs.length} pairs`);
+  // What the map can draw: far more pairs with both ends resolved than by the prefix alone.
+  assert.ok(byRange >= byPrefix + 20, `both ends resolved: ${byRange} with range, ${byPrefix} by prefix alone`);
 });
