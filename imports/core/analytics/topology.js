@@ -16,7 +16,8 @@
  * `prefix` (one repeater carries the hash), `range` (one combination within radio range) or
  * `nearest` (the clearly shortest combination: a likely answer, not a certain one). The map
  * draws its links from them: on a big mesh most 1-byte hashes are shared, and pairs resolved by
- * prefix alone drew none of the 200 busiest.
+ * prefix alone drew none of the 200 busiest. A pair whose hashes many repeaters share is
+ * resolved by prefix alone (MAX_PAIR_COMBINATIONS), which bounds the snapshot's cost.
  */
 const { defineView, memoryPart } = require('./view');
 const { withSnapshotCache } = require('./snapshot-cache');
@@ -232,11 +233,37 @@ function hopRow(store, hop) {
   return { hop, hashSize: hop.length / 2, ...describePrefix(store, hop) };
 }
 
-/** The nodes behind a listed pair's hops: the two-hop path resolved on its own (see the header). */
-function resolvedEnds(store, from, to) {
-  const end = (entry) => (entry.status === 'resolved' ? { pubKey: entry.node.pubKey, name: entry.node.name, role: entry.node.role, by: entry.by } : null);
-  const [first, second] = resolvePath(store, [from, to], {});
-  return { from: end(first), to: end(second) };
+// Weighing a pair costs (repeaters carrying one hash) x (the other's): past this many combinations
+// a pair is resolved by prefix alone. The large simulated mesh has 2 or 3 repeaters per 1-byte
+// hash (well under it). In a directory flooded with random-key adverts (5,009 repeaters, about
+// 20 per hash; scratch, 40k hostile adverts then 60k large-mesh reports) a 500-pair snapshot took
+// 32-47 ms uncapped, 4-14 ms capped, 4-7 ms by prefix alone. With that many repeaters per hash,
+// a pair with no anchor could not be told apart reliably anyway.
+const MAX_PAIR_COMBINATIONS = 64;
+
+/** The node behind one end of a pair, as listed in `resolved` (see the header). */
+function endOf(entry) {
+  return entry.status === 'resolved' ? { pubKey: entry.node.pubKey, name: entry.node.name, role: entry.node.role, by: entry.by } : null;
+}
+
+/**
+ * The nodes behind a listed pair's hops (rows from hopRow): the two-hop path resolved on its
+ * own, or, past MAX_PAIR_COMBINATIONS, only the ends a single repeater carries.
+ */
+function resolvedEnds(store, fromRow, toRow) {
+  if (fromRow.candidateCount * toRow.candidateCount > MAX_PAIR_COMBINATIONS) {
+    const byPrefix = (row) => (row.node === null ? null : { ...row.node, by: 'prefix' });
+    return { from: byPrefix(fromRow), to: byPrefix(toRow) };
+  }
+  const [first, second] = resolvePath(store, [fromRow.hop, toRow.hop], {});
+  return { from: endOf(first), to: endOf(second) };
+}
+
+/** One listed pair: its hops' rows and the nodes behind them. */
+function pairRow(store, pair) {
+  const from = hopRow(store, pair.from);
+  const to = hopRow(store, pair.to);
+  return { pair: `${pair.from},${pair.to}`, from, to, count: pair.count, resolved: resolvedEnds(store, from, to) };
 }
 
 function snapshot(state, params, store) {
@@ -279,7 +306,7 @@ function snapshot(state, params, store) {
     traceObservations: state.traceObservations,
     hops: { ...figures, distribution },
     repeaters: state.topHops.top(TOP_REPEATERS).map((entry) => ({ ...hopRow(store, entry.hop), count: entry.count })),
-    pairs: state.topPairs.top(pairLimit).map((pair) => ({ pair: `${pair.from},${pair.to}`, from: hopRow(store, pair.from), to: hopRow(store, pair.to), count: pair.count, resolved: resolvedEnds(store, pair.from, pair.to) })),
+    pairs: state.topPairs.top(pairLimit).map((pair) => pairRow(store, pair)),
     hopsVsSnr,
     observers,
   };
@@ -295,3 +322,5 @@ module.exports = defineView(withSnapshotCache({
   evict,
   snapshot,
 }));
+
+module.exports.MAX_PAIR_COMBINATIONS = MAX_PAIR_COMBINATIONS;

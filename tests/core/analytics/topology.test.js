@@ -14,6 +14,12 @@ const withoutUnits = ({ units, ...figures }) => figures;
  * tests of how it resolves; this checks that the view asks it about each listed pair, unanchored).
  */
 function resolvedEnds(store, hops) {
+  // Past the cap on combinations, an end is resolved only when one repeater carries its hash.
+  const [from, to] = hops.map((hop) => bruteResolve(store, hop));
+  if (from.candidateCount * to.candidateCount > topology.MAX_PAIR_COMBINATIONS) {
+    const byPrefix = (row) => (row.node === null ? null : { ...row.node, by: 'prefix' });
+    return { from: byPrefix(from), to: byPrefix(to) };
+  }
   return Object.fromEntries(resolvePath(store, hops, {}).map((entry, i) => [i === 0 ? 'from' : 'to',
     entry.status === 'resolved' ? { pubKey: entry.node.pubKey, name: entry.node.name, role: entry.node.role, by: entry.by } : null]));
 }
@@ -127,4 +133,26 @@ test('on the large mesh, pairs whose shared 1-byte hashes the prefix cannot reso
   assert.ok(pairs.length === 200, `${pairs.length} pairs`);
   // What the map can draw: far more pairs with both ends resolved than by the prefix alone.
   assert.ok(byRange >= byPrefix + 20, `both ends resolved: ${byRange} with range, ${byPrefix} by prefix alone`);
+});
+
+test('a pair whose hashes many repeaters share is resolved by prefix alone (the snapshot stays bounded)', () => {
+  const { createEngine } = require('../../../imports/core/engine');
+  const { hostileStream } = require('../../../imports/core/simulate/hostile');
+  const { simulatedReports } = require('../../helpers/mesh');
+  const { reports, channels } = simulatedReports({ seed: 5, count: 6000, profile: 'large', simulator: { startupAdverts: true } });
+  const engine = createEngine({ views: ['topology'], channels });
+  // A directory flooded with random-key adverts: about 10 repeaters per 1-byte hash.
+  for (const { expect, case: label, ...report } of hostileStream('randomAdverts', { seed: 3, count: 15000 })) engine.ingest(report);
+  for (const report of reports) engine.ingest(report);
+  const { pairs } = engine.snapshot('topology', { pairs: 200 });
+  let capped = 0;
+  for (const pair of pairs) {
+    if (pair.from.candidateCount * pair.to.candidateCount <= topology.MAX_PAIR_COMBINATIONS) continue;
+    capped++;
+    for (const end of ['from', 'to']) {
+      const resolved = pair.resolved[end];
+      assert.ok(resolved === null || resolved.by === 'prefix', `${pair.pair} ${end}: ${resolved && resolved.by}`);
+    }
+  }
+  assert.ok(capped > 0, 'some busy pairs are over the cap');
 });
