@@ -235,4 +235,4 @@ function describePrefix(store, prefix) {
   return { node: null, candidates, candidateCount: forwarders.length, otherMatches };
 }
 
-module.exports = { ValueDistribution, MeanAccumulator, medianOfCounts, histogramOfCounts, topByCount, keepBest, byCountThenKey, describePrefix, MAX_CANDIDATES };
+module.exports = { ValueDistribution, MeanAccumulator, medianOfCounts, histogramOfCounts, topByCount, keepBest, byCountThenKey, describePrefix, nodeBrief, MAX_CANDIDATES };

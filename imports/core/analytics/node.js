@@ -49,6 +49,7 @@ const { nodeStatus } = require('../node-status');
 const { PAYLOAD_TYPES } = require('../decode');
 const { forwardersOf } = require('../hop-resolver');
 const { addressKey, isAddressKey, hexOfKey } = require('./observation-keys');
+const { nodeBrief } = require('./aggregates');
 
 const PUBLIC_KEY_RE = /^[0-9a-fA-F]{64}$/;
 const ADVERT_LIMIT = 20;
@@ -456,7 +457,7 @@ module.exports = defineView({
     if (!node) return { found: false };
     const aggregates = tracker.nodeAggregates(node);
     // With the role: as a relay hop only repeaters share a byte, as a src/dest hash every node does.
-    const sharers = prefixSharers(store, node.pubKey).map((other) => ({ pubKey: other.pubKey, name: other.name, role: other.role }));
+    const sharers = prefixSharers(store, node.pubKey).map(nodeBrief);
     sharers.sort((a, b) => (a.pubKey < b.pubKey ? -1 : 1));
     const advertDeque = store.byNode.get(node.pubKey);
     const adverts = [];

@@ -22,7 +22,7 @@
 const { defineView, memoryPart } = require('./view');
 const { withSnapshotCache } = require('./snapshot-cache');
 const { BYTES, keyBytes } = require('../memory-account');
-const { MeanAccumulator, describePrefix } = require('./aggregates');
+const { MeanAccumulator, describePrefix, nodeBrief } = require('./aggregates');
 const { TopTracker } = require('./top-tracker');
 const { PairCounts } = require('./pair-counts');
 const { resolvePath } = require('../hop-resolver');
@@ -243,7 +243,7 @@ const MAX_PAIR_COMBINATIONS = 64;
 
 /** The node behind one end of a pair, as listed in `resolved` (see the header). */
 function endOf(entry) {
-  return entry.status === 'resolved' ? { pubKey: entry.node.pubKey, name: entry.node.name, role: entry.node.role, by: entry.by } : null;
+  return entry.status === 'resolved' ? { ...nodeBrief(entry.node), by: entry.by } : null;
 }
 
 /**

@@ -7,11 +7,16 @@ import React from 'react';
 import { shortKey } from '../lib/format';
 import { Link } from './Link';
 
+/** An observer's page (ids are free text from the feed: encoded). */
+export function observerPath(id) {
+  return `/observers/${encodeURIComponent(id)}`;
+}
+
 export function ObserverLabel({ id, observers }) {
   const observer = observers && observers.get(id);
   return (
     <span className="observer" title={id}>
-      <Link to={`/observers/${encodeURIComponent(id)}`} className="observer-link">
+      <Link to={observerPath(id)} className="observer-link">
         {observer && observer.name ? observer.name : <span className="mono">{shortKey(id)}</span>}
       </Link>
       {observer && observer.region && <span className="region">{observer.region}</span>}

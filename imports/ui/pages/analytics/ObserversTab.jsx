@@ -11,10 +11,9 @@ import { Card } from '../../components/Card';
 import { HBarList } from '../../components/HBarList';
 import { Clip } from '../../components/Clip';
 import { Link } from '../../components/Link';
+import { observerPath } from '../../components/ObserverLabel';
 import { formatAgo, formatDateTime, formatNumber, shortKey } from '../../lib/format';
 import { sortRows } from '../../lib/sort-rows';
-
-const observerPath = (id) => `/observers/${encodeURIComponent(id)}`;
 
 const COLUMNS = [
   { key: 'name', label: 'Name', value: (o) => o.name || o.id },
