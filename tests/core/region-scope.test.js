@@ -98,9 +98,16 @@ for (const { profile, count } of [{ profile: 'default', count: 3000 }, { profile
     // it and every transmission the region heard before it has left (oldest first in the
     // region's own order). Watched here from the main store's evictions, one by one.
     const waiting = new Map(regions.map((region) => [region, new Set()]));
+    // The references are fed in the order the store's views see its updates (it holds them for
+    // a batch: store.js flushViews): each report the store kept, when the views apply it, so
+    // that an eviction made between two reports reaches the references between them too.
+    const kept = [];
     engine.store.addView({
       name: 'test-evictions',
-      apply() {},
+      apply() {
+        const report = kept.shift();
+        if (report.region) references.get(report.region).ingest({ ...report });
+      },
       evict(tx) {
         for (const region of regions) {
           if (!engine.regionScopes.regions.has(region)) continue;
@@ -115,10 +122,10 @@ for (const { profile, count } of [{ profile: 'default', count: 3000 }, { profile
         }
       },
     });
-    // The reference first: the store may evict while it ingests the same report.
     const feed = (report) => {
-      if (report.region) references.get(report.region).ingest({ ...report });
-      engine.ingest({ ...report });
+      kept.push(report); // before: the store may run its views inside this ingest
+      const result = engine.ingest({ ...report });
+      if (result.error || !result.observation) kept.pop(); // refused or not stored: no update, no flush
     };
     // Until every region has reported: then create every scoped instance (catch-up, nothing evicted yet).
     let next = 0;
@@ -130,6 +137,7 @@ for (const { profile, count } of [{ profile: 'default', count: 3000 }, { profile
     while (next < reports.length) {
       const stop = Math.min(reports.length, next + Math.ceil(reports.length / 4));
       while (next < stop) feed(reports[next++]);
+      engine.store.flushViews(); // what a read of any view does first
       const now = engine.store.lastTime + 30 * 1000;
       for (const region of regions) {
         const scope = engine.regionScopes.regions.get(region);
@@ -344,7 +352,9 @@ test('a scoped view that throws while fed never breaks ingest: its region store 
   scope.entries.get('rf').instance.apply = () => { throw new Error('boom'); };
   const rejectedBefore = engine.store.counters.rejected;
   for (const report of reports.slice(600)) engine.ingest(report);
+  engine.store.flushViews(); // the feeder runs with the store's views, when they run
   assert.equal(engine.store.counters.rejected, rejectedBefore, 'nothing refused');
+  assert.equal(engine.store.counters.viewErrors, 0, 'the feeder caught it');
   assert.equal(engine.store.counters.ingested, 1200);
   assert.equal(engine.regionScopes.regions.size, 0);
   assert.ok(engine.regionScopes.counters.failures >= 1);

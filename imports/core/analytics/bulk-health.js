@@ -20,8 +20,8 @@ module.exports = defineView({
     state.tracker.applyFor(state, tx, observation, store);
     return true; // last heard and status live in the directory, which any packet may refresh
   },
-  evict(state, tx) {
-    state.tracker.evictFor(state, tx);
+  evict(state, tx, store) {
+    state.tracker.evictFor(state, tx, store);
     return true;
   },
   snapshot({ tracker }, params, store, now) {

@@ -125,15 +125,23 @@ class NodeTracker {
     this.aggregates = new Map(); // key (public key, or 1/2/3-byte prefix) -> aggregate
     this.part = store && store.memory ? store.memory.part('nodeAggregates') : null;
     this.driver = null;
-    this.lastObservation = null;
-    this.lastApplied = null;
-    this.lastEvicted = null;
-    this.lastEvictedTouched = null;
+    // What the driver's apply / evict returned for each update of the store's batch, by its
+    // position (store.viewOpIndex; store.js runs each view over the whole batch in turn):
+    // the update (observation, or evicted transmission) and its result.
+    this.memoUpdates = [];
+    this.memoResults = [];
     this.knownKeys = new KnownKeys();
     // For the last observation apply() worked on: firstNamed[m] is 1 when the key touched[m]
     // was named by no earlier observation of its transmission (the packet counts for it now).
     // The node view's minute rows read it instead of matching the earlier paths again.
     this.firstNamed = [];
+    // firstNamed of every observation of the store's batch, kept for the node view, which runs
+    // after the driver has applied the whole batch: the flags of update `at` start at
+    // firstNamedFrom[at] in firstNamedKept.
+    this.firstNamedKept = new Uint8Array(1024);
+    this.firstNamedUsed = 0;
+    this.firstNamedFrom = [];
+    this.firstNamedLastAt = -1;
     // Per-day sums, keyed by (day id, observer id) and (day id, peer aggregate id).
     this.observerSums = new PairCounts(OBSERVER_WIDTH, this.part);
     this.peerCounts = new PairCounts(1, this.part);
@@ -256,22 +264,44 @@ class NodeTracker {
   /** apply() for view instance `owner`: the driving instance works, the others read its result. */
   applyFor(owner, tx, observation, store) {
     if (this.driver === null) this.driver = owner;
-    if (owner === this.driver) {
-      this.lastObservation = observation;
-      this.lastApplied = this.apply(tx, observation, store);
-      return this.lastApplied;
-    }
-    return observation === this.lastObservation ? this.lastApplied : null;
+    const at = store ? store.viewOpIndex || 0 : 0;
+    if (owner !== this.driver) return this.memoUpdates[at] === observation ? this.memoResults[at] : null;
+    const touched = this.apply(tx, observation, store);
+    this.memoUpdates[at] = observation;
+    this.memoResults[at] = touched;
+    this.keepFirstNamed(at, touched.length);
+    return touched;
   }
 
-  evictFor(owner, tx) {
-    if (this.driver === null) this.driver = owner;
-    if (owner === this.driver) {
-      this.lastEvicted = tx;
-      this.lastEvictedTouched = this.evict(tx);
-      return this.lastEvictedTouched;
+  keepFirstNamed(at, size) {
+    if (at <= this.firstNamedLastAt) this.firstNamedUsed = 0; // a new batch (positions restart)
+    this.firstNamedLastAt = at;
+    const from = this.firstNamedUsed;
+    if (from + size > this.firstNamedKept.length) {
+      const grown = new Uint8Array(Math.max(2 * this.firstNamedKept.length, from + size));
+      grown.set(this.firstNamedKept.subarray(0, from));
+      this.firstNamedKept = grown;
     }
-    return tx === this.lastEvicted ? this.lastEvictedTouched : null;
+    const kept = this.firstNamedKept;
+    const firstNamed = this.firstNamed;
+    for (let m = 0; m < size; m++) kept[from + m] = firstNamed[m];
+    this.firstNamedUsed = from + size;
+    this.firstNamedFrom[at] = from;
+  }
+
+  /** Where the firstNamed flags of the store's current update start in firstNamedKept (applyFor's result being non-null). */
+  firstNamedAt(store) {
+    return this.firstNamedFrom[store ? store.viewOpIndex || 0 : 0];
+  }
+
+  evictFor(owner, tx, store) {
+    if (this.driver === null) this.driver = owner;
+    const at = store ? store.viewOpIndex || 0 : 0;
+    if (owner !== this.driver) return this.memoUpdates[at] === tx ? this.memoResults[at] : null;
+    const touched = this.evict(tx);
+    this.memoUpdates[at] = tx;
+    this.memoResults[at] = touched;
+    return touched;
   }
 
   /** Returns the keys whose aggregates changed. */

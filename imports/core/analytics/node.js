@@ -274,13 +274,13 @@ function applyFine(fine, tx, observation) {
  * it names (`keys`, the same set keysNamedBy gives) and, per key, whether an earlier observation
  * of the transmission named it already (`firstNamed`), so no earlier path is matched again.
  */
-function applyFineFromTracker(fine, tx, observation, keys, firstNamed) {
+function applyFineFromTracker(fine, tx, observation, keys, firstNamed, from) {
   const { snr } = observation;
   const time = tx.time;
   scratchRow[SNR_SUM] = snr === null ? 0 : snr;
   scratchRow[SNR_COUNT] = snr === null ? 0 : 1;
   for (let k = 0; k < keys.length; k++) {
-    scratchRow[PACKETS] = firstNamed[k];
+    scratchRow[PACKETS] = firstNamed[from + k];
     fine.addRow(time, keys[k], scratchRow, 1);
   }
 }
@@ -442,13 +442,13 @@ module.exports = defineView({
     const { tracker } = state;
     const touched = tracker.applyFor(state, tx, observation, store);
     // The tracker's answer is for this observation unless it ignored a replay (a late view).
-    if (touched !== null && tracker.lastObservation === observation) applyFineFromTracker(state.fine, tx, observation, touched, tracker.firstNamed);
+    if (touched !== null) applyFineFromTracker(state.fine, tx, observation, touched, tracker.firstNamedKept, tracker.firstNamedAt(store));
     else applyFine(state.fine, tx, observation);
     return scopeList(touched);
   },
-  evict(state, tx) {
+  evict(state, tx, store) {
     evictFine(state.fine, tx);
-    return scopeList(state.tracker.evictFor(state, tx));
+    return scopeList(state.tracker.evictFor(state, tx, store));
   },
   // A node's figures sum its key's and its three prefixes' aggregates; adverts change its entry.
   scopeOf: (params) => NodeTracker.keysOf(params.pubKey),

@@ -78,8 +78,8 @@ const definition = defineView({
     state.tracker.applyFor(state, tx, observation, store);
     return true; // the directory (last seen, status) may change with any packet
   },
-  evict(state, tx) {
-    state.tracker.evictFor(state, tx);
+  evict(state, tx, store) {
+    state.tracker.evictFor(state, tx, store);
     return true;
   },
   snapshot({ tracker }, params, store, now) {

@@ -206,6 +206,9 @@ class RegionScopes {
 
   /** The scoped instance entry of a view for a region, created (and caught up) when missing. */
   instanceFor(viewName, region) {
+    // Held updates first: a region store caught up from the main store must not then be fed
+    // the same observations again by the feeder (store.js flushViews).
+    this.store.flushViews();
     const now = this.clock();
     // The instance asked for is in use, however long it was idle: touch it before the sweep.
     const asked = this.regions.get(region);
@@ -272,6 +275,9 @@ class RegionScopes {
       ...main.options,
       memoryBudgetBytes: UNBOUNDED_BYTES,
       maxTransmissions: 0,
+      // Fed from inside the main store's flush: a view that throws must throw in feed(), which
+      // drops the region store (fail), not be held for a later read.
+      viewBatch: 0,
       directory: { ...main.options.directory, maxNodes: main.directory.options.maxNodes },
       keyring: main.keyring,
       now: main.now,

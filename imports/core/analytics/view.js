@@ -100,10 +100,20 @@ function defineView(definition) {
     create(store) {
       const state = createState(store);
       const scopeVersions = new Map(); // watched scope key -> { version }
+      let version = 0;
+      // A store may hold updates for its views (store.js flushViews): whatever reads a view
+      // (its state, version or a snapshot) has them run first, so no answer lags the store.
+      const flush = store && typeof store.flushViews === 'function' ? () => store.flushViews() : () => {};
       const instance = {
         name,
-        state,
-        version: 0,
+        get state() {
+          flush();
+          return state;
+        },
+        get version() {
+          flush();
+          return version;
+        },
         paramsSpec: spec,
         normalizeParams: (raw) => normalizeParams(name, spec, raw),
         // The store calls these for every view on every report: what a change records is
@@ -112,30 +122,32 @@ function defineView(definition) {
         apply(tx, observation, theStore) {
           const changed = apply(state, tx, observation, theStore || store, scopeVersions.size > 0);
           if (!changed) return;
-          const version = ++instance.version;
+          version++;
           if (countsChanges) state.changes++;
           if (scopeVersions.size > 0 && scopeOf && Array.isArray(changed)) recordScopes(changed, version);
         },
         evict(tx, theStore) {
           const changed = evict(state, tx, theStore || store, scopeVersions.size > 0);
           if (!changed) return;
-          const version = ++instance.version;
+          version++;
           if (countsChanges) state.changes++;
           if (scopeVersions.size > 0 && scopeOf && Array.isArray(changed)) recordScopes(changed, version);
         },
         snapshot(rawParams, now = Date.now()) {
+          flush();
           return snapshot(state, normalizeParams(name, spec, rawParams), store, now);
         },
         /** The version a snapshot with these params depends on (its scope's, or the view's). */
         versionFor(rawParams) {
-          if (!scopeOf) return instance.version;
+          flush();
+          if (!scopeOf) return version;
           const scope = scopeOf(normalizeParams(name, spec, rawParams));
-          if (scope === null || scope === undefined) return instance.version;
+          if (scope === null || scope === undefined) return version;
           if (!Array.isArray(scope)) return watch(scope).version;
           // Several scopes (a node's key and prefixes): the newest change among them.
-          let version = 0;
-          for (const key of scope) version = Math.max(version, watch(key).version);
-          return version;
+          let newest = 0;
+          for (const key of scope) newest = Math.max(newest, watch(key).version);
+          return newest;
         },
       };
       // Per-scope versions are kept only for the scopes someone asked about (versionFor), so that
@@ -150,7 +162,7 @@ function defineView(definition) {
         let entry = scopeVersions.get(key);
         if (entry === undefined) {
           if (scopeVersions.size >= MAX_SCOPES) scopeVersions.clear();
-          entry = { version: instance.version };
+          entry = { version };
           scopeVersions.set(key, entry);
         }
         return entry;
