@@ -138,6 +138,7 @@ function main() {
       if (report) engine.ingest(report);
       ingested++;
     }
+    engine.store.flushViews(); // the views' held updates (store.js viewBatch): not the first snapshot's time
     const { views, ingestedHere } = measure(engine, sim);
     result.checkpoints[target] = {
       reports: ingested, reportsDuringMeasure: ingestedHere, transmissions: engine.store.size, observations: engine.store.observationCount, nodes: engine.store.nodes.size,

@@ -26,6 +26,8 @@ const DEFAULT_SETTINGS = {
     directory: { maxNodes: 20000, maxIdleObservers: 1000, maxAgeDays: 30 },
     verifyAdverts: true,
     advertClockWindowHours: 24,
+    // View updates run in batches of this many (store.js); 0 runs each report through every view at once.
+    viewBatch: 2048,
   },
   queue: { batchSize: 128, maxConcurrency: 16, maxLength: 100000 },
   persistence: {
@@ -97,6 +99,16 @@ function resolveSettings(meteorSettings = {}, env = {}) {
   return settings;
 }
 
+const MAX_VIEW_BATCH = 1 << 20;
+
+function viewBatchOf(value) {
+  if (value === undefined || value === null) return DEFAULT_SETTINGS.store.viewBatch;
+  if (!Number.isInteger(value) || value < 0 || value > MAX_VIEW_BATCH) {
+    throw new Error(`settings: store.viewBatch is ${JSON.stringify(value)}; it must be an integer from 0 (no batching) to ${MAX_VIEW_BATCH}`);
+  }
+  return value;
+}
+
 /** The PacketStore options (imports/core/store.js) for the `store` settings. */
 function storeOptions(store) {
   const directory = store.directory || {};
@@ -105,6 +117,7 @@ function storeOptions(store) {
     maxTransmissions: store.maxTransmissions,
     verifyAdverts: store.verifyAdverts !== false,
     advertClockWindowMs: (store.advertClockWindowHours ?? 24) * 3600 * 1000,
+    viewBatch: viewBatchOf(store.viewBatch),
     directory: {
       maxNodes: directory.maxNodes,
       maxIdleObservers: directory.maxIdleObservers,

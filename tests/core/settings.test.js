@@ -41,6 +41,11 @@ test('store settings become the store options, caps and windows included', () =>
   const store = new PacketStore(options);
   assert.equal(store.directory.options.maxNodes, 500, 'the configured cap');
   assert.equal(store.directory.options.maxIdleObservers, 1000, 'unset caps keep their defaults');
+  assert.equal(store.options.viewBatch, 2048, 'views run in batches by default');
+  assert.equal(storeOptions(resolveSettings({ store: { viewBatch: 0 } }, {}).store).viewBatch, 0);
+  for (const bad of [-1, 1.5, '100', 1e9]) {
+    assert.throws(() => storeOptions(resolveSettings({ store: { viewBatch: bad } }, {}).store), /store\.viewBatch is .*integer from 0/);
+  }
 });
 
 test('region scopes and the publish switches have settings defaults; the benchmarks\' env switches override them', () => {

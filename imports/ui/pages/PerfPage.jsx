@@ -67,7 +67,14 @@ function Rejections({ store, ingest }) {
         ['adverts not newer', formatNumber(store.advertsNotNewer)],
         ['duplicates', formatNumber(store.duplicates)],
         ['observations dropped', formatNumber(store.observationsDropped)],
+        ['view updates that threw', formatNumber(store.viewErrors || 0), store.viewErrors > 0 ? 'bad' : null],
       ]} />
+      {store.lastViewError ? (
+        <div className="perf-note" data-testid="last-view-error">
+          Last view error: {store.lastViewError.view || 'a view'} on packet <span className="mono">{store.lastViewError.hash || 'unknown'}</span>: {store.lastViewError.reason}
+          {' '}(that update skipped; the other views and later packets went on)
+        </div>
+      ) : null}
       {rows.length === 0 ? <div className="perf-note">Nothing refused so far.</div> : (
         <table className="table nowrap-table" data-testid="reject-reasons">
           <thead><tr><th>Reason</th><th>Where</th><th className="num">Count</th></tr></thead>
