@@ -75,6 +75,14 @@ const EVICTED = Object.freeze({ evicted: true });
 // Over its budget, a batching store evicts down to this fraction below it, so that the next
 // evictions wait for about that much new data instead of coming with every report.
 const BUDGET_SLACK = 1 / 64;
+// What the views may add for one held update, per unit of (1 + its hops): an observer, key or
+// hop never seen before costs every view an entry (subpaths up to 8 runs per hop). Over 20k
+// reports of each of bench:core's hostile streams (viewBatch 0, scratch), the views added 0.9 to
+// 2.6 KB per unit on average, a single report up to 10 KB. Held updates run before they could add
+// about HELD_BUDGET_SHARE of the budget at HELD_UNIT_BYTES a unit, so a batch of hostile reports
+// cannot take memory far past the budget (2,048 held long paths added ~260 MB at a 16 MB budget).
+const HELD_UNIT_BYTES = 4096;
+const HELD_BUDGET_SHARE = 1 / 16;
 
 /** Typed reasons for reports the store refuses, beyond input-limits.js and decode.js. */
 const STORE_ERRORS = {
@@ -155,6 +163,11 @@ class PacketStore {
     this.pendingViews = [];
     this.viewOpIndex = 0;
     this.flushingViews = false;
+    // Units (1 + hops) of the held updates, and the most a batch may hold (HELD_UNIT_BYTES).
+    this.heldUnits = 0;
+    this.maxHeldUnits = Math.max(64, Math.floor((this.options.memoryBudgetBytes * HELD_BUDGET_SHARE) / HELD_UNIT_BYTES));
+    // Called after each batch has run (views that keep per-batch results release them).
+    this.batchListeners = [];
     // Every report decodes into one reused record (the store copies what it keeps).
     this.decodeOptions = { keyring: this.keyring, isKnown: (hash) => this.byHash.has(hash), verifyAdverts: this.options.verifyAdverts, scratch: createDecodeScratch() };
   }
@@ -278,7 +291,8 @@ class PacketStore {
     if (this.options.viewBatch > 0) {
       const pending = this.pendingViews;
       pending.push(tx, observation);
-      if (pending.length >= 2 * this.options.viewBatch || this.overBudget()) this.flushViews();
+      this.heldUnits += 1 + path.length;
+      if (pending.length >= 2 * this.options.viewBatch || this.heldUnits > this.maxHeldUnits || this.overBudget()) this.flushViews();
     } else {
       for (const view of this.views) view.apply(tx, observation, this);
       this.enforceBudget();
@@ -396,7 +410,14 @@ class PacketStore {
       }
     }
     pending.length = 0;
+    this.heldUnits = 0;
     this.viewOpIndex = 0;
+    for (const listener of this.batchListeners) listener();
+  }
+
+  /** Call `listener` after each batch of held updates has run (flushViews). */
+  onViewBatchDone(listener) {
+    this.batchListeners.push(listener);
   }
 
   viewFailed(view, tx, err) {

@@ -66,6 +66,10 @@ test('views run held updates in batches, and every read of a view runs them firs
   assert.equal(counting.applied, engine.store.observationCount);
   assert.ok(version > 0);
   assert.ok(engine.store.counters.viewBatches >= 3 && engine.store.counters.viewBatches <= 4, `${engine.store.counters.viewBatches} batches`);
+  // The node tracker's per-batch results (observations, evicted transmissions) go with the batch.
+  const tracker = require('../../imports/core/analytics/node-tracker').sharedTracker(engine.store);
+  assert.equal(tracker.memoUpdates.length, 0);
+  assert.equal(tracker.memoResults.length, 0);
 
   const immediate = createEngine({ channels, store: { viewBatch: 0 } });
   const counted = immediate.store.addView(countingView());
@@ -181,4 +185,26 @@ test('a view added to a filled store, and region-scoped views, see held updates 
   for (const report of reports.slice(0, 200)) if (report.region === region) fresh.ingest({ ...report, time: report.time + 3600e3 });
   assert.equal(scoped.observations, fresh.snapshot('stats', {}).observations);
   assert.equal(late.applied, engine.store.observationCount);
+});
+
+test('held updates are bounded by what they may add: hostile long paths under a small budget run in small batches, and memory stays near the budget', () => {
+  const { hostileStream } = require('../../imports/core/simulate/hostile');
+  const budget = 4 * 1024 * 1024;
+  const engine = createEngine({ store: { memoryBudgetBytes: budget } });
+  const { store } = engine;
+  let peak = 0;
+  // Right after the views have run a batch, before the store evicts for it: the most it held.
+  store.onViewBatchDone(() => { peak = Math.max(peak, store.bytes); });
+  let reports = 0;
+  for (const report of hostileStream('longPaths', { seed: 5, count: 3000 })) {
+    engine.ingest(report);
+    reports++;
+    assert.ok(store.heldUnits <= store.maxHeldUnits + 64, `${store.heldUnits} units held`);
+  }
+  engine.snapshot('stats', {});
+  assert.ok(store.counters.evicted > 1000, `${store.counters.evicted} evicted`);
+  // 2,048 held long paths would add tens of MB at once; the unit bound keeps each batch to ~1/16 of the budget.
+  assert.ok(store.counters.viewBatches > reports / 100, `${store.counters.viewBatches} batches`);
+  assert.ok(peak <= budget * 1.25, `peak ${Math.round(peak / 1024)} KB against a ${budget / 1024} KB budget`);
+  assert.ok(store.bytes <= budget);
 });

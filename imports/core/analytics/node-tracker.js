@@ -142,6 +142,8 @@ class NodeTracker {
     this.firstNamedUsed = 0;
     this.firstNamedFrom = [];
     this.firstNamedLastAt = -1;
+    // A batch's results hold its observations and evicted transmissions: let them go with it.
+    if (store && typeof store.onViewBatchDone === 'function') store.onViewBatchDone(() => this.releaseBatch());
     // Per-day sums, keyed by (day id, observer id) and (day id, peer aggregate id).
     this.observerSums = new PairCounts(OBSERVER_WIDTH, this.part);
     this.peerCounts = new PairCounts(1, this.part);
@@ -271,6 +273,14 @@ class NodeTracker {
     this.memoResults[at] = touched;
     this.keepFirstNamed(at, touched.length);
     return touched;
+  }
+
+  releaseBatch() {
+    this.memoUpdates.length = 0;
+    this.memoResults.length = 0;
+    this.firstNamedFrom.length = 0;
+    this.firstNamedLastAt = -1;
+    this.firstNamedUsed = 0;
   }
 
   keepFirstNamed(at, size) {
