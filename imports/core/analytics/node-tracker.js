@@ -34,8 +34,9 @@
  *
  * One tracker per store serves all three views (sharedTracker), so the matching is done once
  * per observation and the aggregates are held once: the first view instance to call apply
- * drives it; the others, applied after it in registration order, read the result it memoized
- * for the same observation (and ignore the replay a late-registered view gets).
+ * drives it; the others, run after it in registration order (over the store's whole batch, when
+ * the store holds updates: store.js flushViews), read the result it memoized for the same update
+ * at the same batch position (and ignore the replay a late-registered view gets).
  */
 const { hourBucket, DAY_MS } = require('./view');
 const { entryBytes, BYTES } = require('../memory-account');
