@@ -1,5 +1,6 @@
 'use strict';
 const { PROFILE_NAMES } = require('./simulate/profiles');
+const { STORE_DEFAULTS } = require('./store');
 
 /**
  * Every knob MeshPulse has, with its default, in one place. `Meteor.settings` (settings.json)
@@ -27,7 +28,7 @@ const DEFAULT_SETTINGS = {
     verifyAdverts: true,
     advertClockWindowHours: 24,
     // View updates run in batches of this many (store.js); 0 runs each report through every view at once.
-    viewBatch: 2048,
+    viewBatch: STORE_DEFAULTS.viewBatch,
   },
   queue: { batchSize: 128, maxConcurrency: 16, maxLength: 100000 },
   persistence: {

@@ -357,12 +357,8 @@ class PacketStore {
     return this.fifo.length > 1 && (this.bytes > memoryBudgetBytes || (maxTransmissions > 0 && this.fifo.length > maxTransmissions));
   }
 
-  /** Evict oldest first while over the budget (or the transmission cap). */
+  /** Evict oldest first while over the budget (or the transmission cap), the views at once (viewBatch 0). */
   enforceBudget() {
-    if (this.options.viewBatch > 0) {
-      if (this.overBudget()) this.flushViews();
-      return;
-    }
     while (this.overBudget()) this.dropOldest(false);
   }
 

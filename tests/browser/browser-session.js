@@ -135,7 +135,28 @@ async function getJson(url) {
   return response.json();
 }
 
+/**
+ * Call `probe` every `everyMs` until it returns { done: true, value } (then `value`), or fail
+ * after `timeoutMs` with `what` and the last `state` it described. A probe that throws (the app
+ * not answering yet) counts as not done.
+ */
+async function pollUntil(probe, { timeoutMs, everyMs = 1000, what }) {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    try {
+      const { done, value, state } = await probe();
+      if (done) return value;
+      last = state;
+    } catch (err) {
+      last = err.message;
+    }
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+  throw new Error(`${what} within ${timeoutMs / 1000} s (last: ${last})`);
+}
+
 module.exports = {
   ROOT, SCREENSHOT_DIR, CHROMIUM, VIEWPORT, PHONE, WAIT_MS, APP_SETTINGS, PAGES,
-  missingPrerequisite, withAppAndBrowser, openPage, go, assertReadable, getJson,
+  missingPrerequisite, withAppAndBrowser, openPage, go, assertReadable, getJson, pollUntil,
 };

@@ -28,7 +28,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
-const { withAppAndBrowser, openPage, go, assertReadable, getJson, PAGES, WAIT_MS, SCREENSHOT_DIR } = require('./browser-session');
+const { withAppAndBrowser, openPage, go, assertReadable, getJson, pollUntil, PAGES, WAIT_MS, SCREENSHOT_DIR } = require('./browser-session');
 
 const LARGE_MESH_SETTINGS = {
   sources: { simulator: { enabled: true, ratePerSecond: 1000, profile: 'large' } },
@@ -38,21 +38,16 @@ const MIN_NODES = 1000;
 const MIN_OBSERVERS = 40;
 
 /** Wait until the large mesh has MIN_NODES nodes and MIN_OBSERVERS observers; returns the counts. */
-async function warmUp(url, deadlineMs = 300000) {
-  const deadline = Date.now() + deadlineMs;
-  let last = 'no answer';
-  while (Date.now() < deadline) {
-    try {
-      const nodes = await getJson(`${url}/api/views/nodes?limit=1`);
-      const { observers } = await getJson(`${url}/api/views/observers`);
-      last = `${nodes.total} nodes, ${observers.length} observers`;
-      if (nodes.total >= MIN_NODES && observers.length >= MIN_OBSERVERS) return { nodes: nodes.total, observers: observers.length };
-    } catch (err) {
-      last = err.message; // not answering yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-  }
-  throw new Error(`the large mesh did not reach ${MIN_NODES} nodes and ${MIN_OBSERVERS} observers in ${deadlineMs / 1000} s (last: ${last})`);
+function warmUp(url, deadlineMs = 300000) {
+  return pollUntil(async () => {
+    const nodes = await getJson(`${url}/api/views/nodes?limit=1`);
+    const { observers } = await getJson(`${url}/api/views/observers`);
+    return {
+      done: nodes.total >= MIN_NODES && observers.length >= MIN_OBSERVERS,
+      value: { nodes: nodes.total, observers: observers.length },
+      state: `${nodes.total} nodes, ${observers.length} observers`,
+    };
+  }, { timeoutMs: deadlineMs, everyMs: 2000, what: `the large mesh did not reach ${MIN_NODES} nodes and ${MIN_OBSERVERS} observers` });
 }
 
 /** Navigate and wait for `ready`; returns the milliseconds it took. */

@@ -22,36 +22,27 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
-const { withAppAndBrowser, openPage, go, assertReadable, getJson, SCREENSHOT_DIR, WAIT_MS } = require('./browser-session');
+const { withAppAndBrowser, openPage, go, assertReadable, getJson, pollUntil, SCREENSHOT_DIR, WAIT_MS } = require('./browser-session');
 
 /**
  * Wait until the simulator has placed nodes, drawable routes and an observer with a status.
  * Returns that observer's id.
  */
-async function warmUp(url, deadlineMs = 120000) {
-  const deadline = Date.now() + deadlineMs;
-  let last = 'no answer';
-  while (Date.now() < deadline) {
-    try {
-      const routes = await getJson(`${url}/api/views/routes?limit=200`);
-      const drawable = routes.routes.filter((route) => route.hops.some((hop) => hop.lat !== null) || (route.source && route.source.lat !== null && route.observer.lat !== null));
-      const { observers } = await getJson(`${url}/api/views/observers`);
-      let withStatus = null;
-      for (const observer of observers.slice(0, 10)) {
-        const detail = await getJson(`${url}/api/views/observer?id=${encodeURIComponent(observer.id)}`);
-        if (detail.status && detail.reports > 0) {
-          withStatus = observer.id;
-          break;
-        }
+function warmUp(url, deadlineMs = 120000) {
+  return pollUntil(async () => {
+    const routes = await getJson(`${url}/api/views/routes?limit=200`);
+    const drawable = routes.routes.filter((route) => route.hops.some((hop) => hop.lat !== null) || (route.source && route.source.lat !== null && route.observer.lat !== null));
+    const { observers } = await getJson(`${url}/api/views/observers`);
+    let withStatus = null;
+    for (const observer of observers.slice(0, 10)) {
+      const detail = await getJson(`${url}/api/views/observer?id=${encodeURIComponent(observer.id)}`);
+      if (detail.status && detail.reports > 0) {
+        withStatus = observer.id;
+        break;
       }
-      last = `${drawable.length} drawable routes, observer with status: ${withStatus}`;
-      if (drawable.length >= 3 && withStatus) return withStatus;
-    } catch (err) {
-      last = err.message;
     }
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-  throw new Error(`the simulator did not fill the store within ${deadlineMs / 1000} s (${last})`);
+    return { done: drawable.length >= 3 && withStatus !== null, value: withStatus, state: `${drawable.length} drawable routes, observer with status: ${withStatus}` };
+  }, { timeoutMs: deadlineMs, what: 'the simulator did not fill the store' });
 }
 
 async function screenshot(page, name) {

@@ -39,7 +39,7 @@ const fs = require('fs');
 const path = require('path');
 const { decodePacket } = require('../../imports/core/decode');
 const { horizontalOverflow, headerRows } = require('./page-checks');
-const { withAppAndBrowser, openPage, go, assertReadable, SCREENSHOT_DIR, VIEWPORT, PHONE, WAIT_MS, PAGES } = require('./browser-session');
+const { withAppAndBrowser, openPage, go, assertReadable, pollUntil, SCREENSHOT_DIR, VIEWPORT, PHONE, WAIT_MS, PAGES } = require('./browser-session');
 
 /** Where a block's top is against the sticky header and the viewport (run in the page). */
 function topInView(selector) {
@@ -69,20 +69,14 @@ async function dataAgeMs(page) {
 }
 
 /** Wait until the simulator has put a few placed nodes and a channel message in the store. */
-async function warmUp(url, deadlineMs = 90000) {
-  const deadline = Date.now() + deadlineMs;
-  while (Date.now() < deadline) {
-    try {
-      const nodes = await (await fetch(`${url}/api/views/nodes?limit=500`)).json();
-      const channels = await (await fetch(`${url}/api/views/channels`)).json();
-      const placed = nodes.nodes.filter((node) => Number.isFinite(node.lat) && (node.lat || node.lon)).length;
-      if (placed >= 3 && channels.channels.some((channel) => channel.decrypted > 0)) return;
-    } catch (err) {
-      // not answering yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-  throw new Error('the simulator did not fill the store within 90 s');
+function warmUp(url, deadlineMs = 90000) {
+  return pollUntil(async () => {
+    const nodes = await (await fetch(`${url}/api/views/nodes?limit=500`)).json();
+    const channels = await (await fetch(`${url}/api/views/channels`)).json();
+    const placed = nodes.nodes.filter((node) => Number.isFinite(node.lat) && (node.lat || node.lon)).length;
+    const decrypted = channels.channels.some((channel) => channel.decrypted > 0);
+    return { done: placed >= 3 && decrypted, state: `${placed} placed nodes, a decrypted message: ${decrypted}` };
+  }, { timeoutMs: deadlineMs, what: 'the simulator did not fill the store' });
 }
 
 /** Perf: the path in use is marked, charts of the figures over time, input health, no "— ms / 0 calls". */

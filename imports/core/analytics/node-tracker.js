@@ -121,6 +121,11 @@ function newDayBucket(id) {
   };
 }
 
+/** The update a store's views are running, by its position in the batch (0 without a store). */
+function batchPosition(store) {
+  return store ? store.viewOpIndex || 0 : 0;
+}
+
 class NodeTracker {
   constructor(store) {
     this.aggregates = new Map(); // key (public key, or 1/2/3-byte prefix) -> aggregate
@@ -267,7 +272,7 @@ class NodeTracker {
   /** apply() for view instance `owner`: the driving instance works, the others read its result. */
   applyFor(owner, tx, observation, store) {
     if (this.driver === null) this.driver = owner;
-    const at = store ? store.viewOpIndex || 0 : 0;
+    const at = batchPosition(store);
     if (owner !== this.driver) return this.memoUpdates[at] === observation ? this.memoResults[at] : null;
     const touched = this.apply(tx, observation, store);
     this.memoUpdates[at] = observation;
@@ -302,12 +307,12 @@ class NodeTracker {
 
   /** Where the firstNamed flags of the store's current update start in firstNamedKept (applyFor's result being non-null). */
   firstNamedAt(store) {
-    return this.firstNamedFrom[store ? store.viewOpIndex || 0 : 0];
+    return this.firstNamedFrom[batchPosition(store)];
   }
 
   evictFor(owner, tx, store) {
     if (this.driver === null) this.driver = owner;
-    const at = store ? store.viewOpIndex || 0 : 0;
+    const at = batchPosition(store);
     if (owner !== this.driver) return this.memoUpdates[at] === tx ? this.memoResults[at] : null;
     const touched = this.evict(tx);
     this.memoUpdates[at] = tx;
