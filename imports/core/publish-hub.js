@@ -103,6 +103,7 @@ class PublishHub {
     this.failuresByView = new Map(); // viewName -> failed snapshots, kept after groups end
     this.lastError = null; // { view, message, at }
     this.latencies = [];
+    this.phaseCounters = new Map(); // ticks per update -> groups given a phase for it (nextPhase)
   }
 
   /**
@@ -125,7 +126,11 @@ class PublishHub {
     }
     if (!group) {
       const minIntervalMs = Math.max(this.options.publishIntervalMs, this.options.viewIntervalMs[viewName] || 0);
-      group = { key, viewName, view, params, shape, rowKey, minIntervalMs, sinks: new Set(), version: -1, refreshedAt: 0, fields: null, rows: null, snapshot: null, initialShared: new Map(), initialBatch: null, failure: null, docId: paramsKey(viewName, params) };
+      // With a tick interval, a group's schedule is counted in ticks (see nextPhase): at most
+      // one update every `ticksPerUpdate` ticks. Without one (ticks driven by hand), in time.
+      const tickMs = this.options.publishIntervalMs;
+      const ticksPerUpdate = tickMs > 0 ? Math.max(1, Math.ceil(minIntervalMs / tickMs)) : 0;
+      group = { key, viewName, view, params, shape, rowKey, minIntervalMs, ticksPerUpdate, refreshedTick: 0, sinks: new Set(), version: -1, refreshedAt: 0, fields: null, rows: null, snapshot: null, initialShared: new Map(), initialBatch: null, failure: null, docId: paramsKey(viewName, params) };
       try {
         this.refresh(group, true);
       } catch (err) {
@@ -134,6 +139,7 @@ class PublishHub {
         this.recordFailure(group, err);
         throw new SnapshotError(viewName, err);
       }
+      group.refreshedTick = this.counters.ticks - this.nextPhase(ticksPerUpdate);
       this.groups.set(key, group);
     }
     group.sinks.add(sink);
@@ -151,6 +157,24 @@ class PublishHub {
         if (this.groups.size === 0) this.stopTimer();
       },
     };
+  }
+
+  /**
+   * The phase of a new group that updates once every `ticksPerUpdate` ticks (a view with a
+   * longer interval, viewIntervalMs): 0, 1, 2, ... round robin over those ticks, so its first
+   * update is due that many ticks sooner. Why: a dashboard opens its views at once, so every
+   * 1-second view of it (nodes, rf, topology) fell due on the same tick, and one tick in four
+   * carried them all to every subscriber. With phases each lands on its own tick; the schedule is
+   * counted in ticks, not read from the clock, so a late timer or a long fan-out (the groups
+   * after it in a tick start later) cannot let two phases drift onto one tick. A group's first
+   * update may come up to (interval - one tick) sooner after its first snapshot than the
+   * interval; after that they are `ticksPerUpdate` ticks apart (or more, when nothing changed).
+   */
+  nextPhase(ticksPerUpdate) {
+    if (!(ticksPerUpdate >= 2)) return 0;
+    const given = this.phaseCounters.get(ticksPerUpdate) || 0;
+    this.phaseCounters.set(ticksPerUpdate, given + 1);
+    return given % ticksPerUpdate;
   }
 
   /** The current snapshot, from the group's per-snapshot cache: joining costs no recompute. */
@@ -217,9 +241,11 @@ class PublishHub {
   /** One publish round over every group; exposed for tests and benchmarks. */
   tick() {
     this.counters.ticks++;
+    // One time for the whole tick: the groups after a long fan-out are not a tick later.
+    const now = this.now();
     for (const group of this.groups.values()) {
       try {
-        const computed = this.refresh(group, false);
+        const computed = this.refresh(group, false, now);
         if (computed && group.failure) {
           group.failure = null;
           this.counters.recoveries++;
@@ -239,8 +265,7 @@ class PublishHub {
    * group's state is only changed once the snapshot and its diff were computed in full.
    * Returns true if a snapshot was computed, false if skipped or deferred.
    */
-  refresh(group, initial) {
-    const now = this.now();
+  refresh(group, initial, now = this.now()) {
     const version = group.view.versionFor(group.params);
     const timeDue = now - group.refreshedAt >= this.options.timeRefreshMs;
     // A failing group is retried every tick: what broke it may be the clock, not the data.
@@ -249,7 +274,8 @@ class PublishHub {
       return false;
     }
     // Changed, but updated too recently for this view: the next due tick sends it (coalesced).
-    if (!initial && now - group.refreshedAt < group.minIntervalMs) {
+    const tooSoon = group.ticksPerUpdate > 0 ? this.counters.ticks - group.refreshedTick < group.ticksPerUpdate : now - group.refreshedAt < group.minIntervalMs;
+    if (!initial && tooSoon) {
       this.counters.deferred++;
       return false;
     }
@@ -260,6 +286,7 @@ class PublishHub {
     else this.diffRows(group, snapshot, initial);
     group.version = version;
     group.refreshedAt = now;
+    group.refreshedTick = this.counters.ticks;
     this.recordLatency(Number(process.hrtime.bigint() - started) / 1e6);
     return true;
   }

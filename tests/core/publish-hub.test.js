@@ -136,6 +136,49 @@ test('a view with a longer interval is updated at most once per interval, with t
   assert.deepEqual(client.transmissions, latest.transmissions, 'the deferred update carries the newest data');
 });
 
+test('views with a longer interval opened together are staggered: each falls due on its own tick, an interval apart, however long a tick\'s fan-out takes', () => {
+  const { engine, reports } = countingEngine();
+  // Snapshots computed per view, tick by tick (a refresh, whether or not a field then differs).
+  const computed = new Map();
+  const resolve = (name) => {
+    const view = engine.views.get(name);
+    return view && {
+      normalizeParams: view.normalizeParams,
+      versionFor: (p) => view.versionFor(p),
+      snapshot: (p, at) => {
+        computed.set(name, (computed.get(name) || 0) + 1);
+        now += 60; // a group's snapshot and fan-out take time (5,000 sessions): the groups after it start later
+        return view.snapshot(p, at);
+      },
+    };
+  };
+  let now = 1e12;
+  const views = ['stats', 'nodes', 'rf', 'topology'];
+  const slow = views.slice(1);
+  const hub = new PublishHub(resolve, { publishIntervalMs: 250, viewIntervalMs: { nodes: 1000, rf: 1000, topology: 1000 }, now: () => now });
+  for (const name of views) hub.subscribe(name, {}, recordingSink());
+  const refreshedOn = Object.fromEntries(views.map((name) => [name, []]));
+  for (let tick = 1; tick <= 16; tick++) {
+    engine.ingest(reports[tick]); // every view's version moves with every report
+    now = 1e12 + 250 * tick + (tick % 5 === 0 ? 150 : 0); // the timer: ticks ~250 ms apart, however long the last one took, one in five late
+    const before = new Map(computed);
+    hub.tick();
+    for (const name of views) if (computed.get(name) > before.get(name)) refreshedOn[name].push(tick);
+  }
+  hub.close();
+  assert.equal(refreshedOn.stats.length, 16, 'the 250 ms view refreshes on every tick');
+  const ticksUsed = new Set();
+  for (const name of slow) {
+    const ticks = refreshedOn[name];
+    assert.equal(ticks.length, 4, `${name}: one refresh per second (ticks ${ticks})`);
+    for (let i = 1; i < ticks.length; i++) assert.equal(ticks[i] - ticks[i - 1], 4, `${name}: refreshes an interval apart (ticks ${ticks})`);
+    for (const tick of ticks) {
+      assert.ok(!ticksUsed.has(tick), `tick ${tick} carries two of the 1 s views: ${JSON.stringify(refreshedOn)}`);
+      ticksUsed.add(tick);
+    }
+  }
+});
+
 // --- poison-proof: a view that throws -------------------------------------------------------
 
 const { SnapshotError } = require('../../imports/core/publish-hub');
