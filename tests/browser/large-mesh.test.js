@@ -98,9 +98,17 @@ test('dashboard on the large mesh', { timeout: 15 * 60 * 1000 }, async (t) => {
         // by prefix alone none was drawn; resolved by radio range (or as the nearest fit), they are.
         const linksCard = page.locator('.card', { hasText: 'Links drawn' });
         await linksCard.locator('tbody tr').first().waitFor({ timeout: WAIT_MS });
-        const kinds = await linksCard.locator('tbody tr td:nth-child(3)').allInnerTexts();
+        // The table and the drawing read in one go: the reactive document may change the page
+        // between two separate reads (links come and go with every update).
+        const { kinds, dashed } = await page.evaluate(() => {
+          const card = Array.from(document.querySelectorAll('.card')).find((element) => element.textContent.includes('Links drawn'));
+          return {
+            kinds: Array.from(card.querySelectorAll('tbody tr td:nth-child(3)'), (cell) => cell.innerText),
+            dashed: document.querySelectorAll('[data-testid="mesh-map"] line.map-link.likely').length,
+          };
+        });
         assert.ok(kinds.every((kind) => /^(by hash|by radio range|likely \(nearest\))$/.test(kind)), `how each link resolved: ${kinds.join(', ')}`);
-        assert.equal(await page.locator('[data-testid="mesh-map"] line.map-link.likely').count(), kinds.filter((kind) => kind.startsWith('likely')).length, 'likely links are the dashed ones');
+        assert.equal(dashed, kinds.filter((kind) => kind.startsWith('likely')).length, 'likely links are the dashed ones');
         t.diagnostic(`links drawn: ${kinds.length} (${kinds.filter((kind) => kind.startsWith('likely')).length} likely)`);
         await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'large-map.png') });
       });
