@@ -100,13 +100,10 @@ test('dashboard on the large mesh', { timeout: 15 * 60 * 1000 }, async (t) => {
         await linksCard.locator('tbody tr').first().waitFor({ timeout: WAIT_MS });
         // The table and the drawing read in one go: the reactive document may change the page
         // between two separate reads (links come and go with every update).
-        const { kinds, dashed } = await page.evaluate(() => {
-          const card = Array.from(document.querySelectorAll('.card')).find((element) => element.textContent.includes('Links drawn'));
-          return {
-            kinds: Array.from(card.querySelectorAll('tbody tr td:nth-child(3)'), (cell) => cell.innerText),
-            dashed: document.querySelectorAll('[data-testid="mesh-map"] line.map-link.likely').length,
-          };
-        });
+        const { kinds, dashed } = await linksCard.evaluate((card) => ({
+          kinds: Array.from(card.querySelectorAll('tbody tr td:nth-child(3)'), (cell) => cell.innerText),
+          dashed: document.querySelectorAll('[data-testid="mesh-map"] line.map-link.likely').length,
+        }));
         assert.ok(kinds.every((kind) => /^(by hash|by radio range|likely \(nearest\))$/.test(kind)), `how each link resolved: ${kinds.join(', ')}`);
         assert.equal(dashed, kinds.filter((kind) => kind.startsWith('likely')).length, 'likely links are the dashed ones');
         t.diagnostic(`links drawn: ${kinds.length} (${kinds.filter((kind) => kind.startsWith('likely')).length} likely)`);

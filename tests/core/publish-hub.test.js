@@ -15,15 +15,27 @@ function recordingSink() {
   };
 }
 
-function countingEngine() {
+/** An engine whose views count their snapshots (in all, and per view); `onSnapshot(name)` runs before each. */
+function countingEngine({ onSnapshot = null } = {}) {
   const { reports, channels } = simulatedReports({ seed: 3, count: 400 });
   const engine = createEngine({ channels });
   let snapshots = 0;
+  const perView = new Map();
   const resolve = (name) => {
     const view = engine.views.get(name);
-    return view && { ...view, normalizeParams: view.normalizeParams, versionFor: (p) => view.versionFor(p), snapshot: (p, now) => { snapshots++; return view.snapshot(p, now); } };
+    return view && {
+      ...view,
+      normalizeParams: view.normalizeParams,
+      versionFor: (p) => view.versionFor(p),
+      snapshot: (p, now) => {
+        snapshots++;
+        perView.set(name, (perView.get(name) || 0) + 1);
+        if (onSnapshot) onSnapshot(name);
+        return view.snapshot(p, now);
+      },
+    };
   };
-  return { engine, reports, resolve, snapshots: () => snapshots };
+  return { engine, reports, resolve, snapshots: () => snapshots, snapshotsOf: (name) => perView.get(name) || 0 };
 }
 
 test('one snapshot per tick is shared by every subscriber of the same view and params', () => {
@@ -137,22 +149,9 @@ test('a view with a longer interval is updated at most once per interval, with t
 });
 
 test('views with a longer interval opened together are staggered: each falls due on its own tick, an interval apart, however long a tick\'s fan-out takes', () => {
-  const { engine, reports } = countingEngine();
-  // Snapshots computed per view, tick by tick (a refresh, whether or not a field then differs).
-  const computed = new Map();
-  const resolve = (name) => {
-    const view = engine.views.get(name);
-    return view && {
-      normalizeParams: view.normalizeParams,
-      versionFor: (p) => view.versionFor(p),
-      snapshot: (p, at) => {
-        computed.set(name, (computed.get(name) || 0) + 1);
-        now += 60; // a group's snapshot and fan-out take time (5,000 sessions): the groups after it start later
-        return view.snapshot(p, at);
-      },
-    };
-  };
   let now = 1e12;
+  // A group's snapshot and fan-out take time (5,000 sessions): the groups after it start later.
+  const { engine, reports, resolve, snapshotsOf } = countingEngine({ onSnapshot: () => { now += 60; } });
   const views = ['stats', 'nodes', 'rf', 'topology'];
   const slow = views.slice(1);
   const hub = new PublishHub(resolve, { publishIntervalMs: 250, viewIntervalMs: { nodes: 1000, rf: 1000, topology: 1000 }, now: () => now });
@@ -161,9 +160,10 @@ test('views with a longer interval opened together are staggered: each falls due
   for (let tick = 1; tick <= 16; tick++) {
     engine.ingest(reports[tick]); // every view's version moves with every report
     now = 1e12 + 250 * tick + (tick % 5 === 0 ? 150 : 0); // the timer: ticks ~250 ms apart, however long the last one took, one in five late
-    const before = new Map(computed);
+    // Snapshots computed per view, tick by tick (a refresh, whether or not a field then differs).
+    const before = views.map(snapshotsOf);
     hub.tick();
-    for (const name of views) if (computed.get(name) > before.get(name)) refreshedOn[name].push(tick);
+    views.forEach((name, i) => { if (snapshotsOf(name) > before[i]) refreshedOn[name].push(tick); });
   }
   hub.close();
   assert.equal(refreshedOn.stats.length, 16, 'the 250 ms view refreshes on every tick');
