@@ -9,8 +9,9 @@
  * session runs its own zlib stream, as Meteor does by itself; the other runs use the shared
  * deflate of imports/core/shared-deflate.js, which compresses each distinct message once and
  * sends messages under 1 KB as stored blocks). `meteor-default` is what `npm start` sets
- * (scripts/start.js: with the shared deflate on, memLevel 8 and a full window over Meteor's other
- * defaults); meteor-default-unset leaves the variable unset (Meteor's own defaults, shared
+ * (scripts/start.js: with the shared deflate on, level 6, memLevel 8 and a full window over
+ * Meteor's other defaults); meteor-default-level-1 is the same at level 1 (the default until
+ * 2026-11-28); meteor-default-unset leaves the variable unset (Meteor's own defaults, shared
  * deflate on). --quick: off, meteor-default, meteor-default-unset (only where the bundle has
  * permessage-deflate2: elsewhere it equals meteor-default) and meteor-default-per-session,
  * 2 rounds of 12 s (≤ 4 min). The
@@ -43,6 +44,9 @@ const EXPERIMENTS = {
   'fast-keep-context': { level: 1, memLevel: 8, maxWindowBits: 15 },
   // Meteor's defaults, each session deflating on its own (the shared deflate turned off).
   'meteor-default-per-session': { preset: 'meteor-default', env: { MESHPULSE_SHARED_DEFLATE: 'off' } },
+  // What meteor-default set until 2026-11-28: level 1 (Meteor 3.1.1+'s, and the shared deflate's
+  // reading of zlib's default then) with the full window, shared deflate on; against level 6 now.
+  'meteor-default-level-1': { options: { level: 1, memLevel: 8, maxWindowBits: 15 } },
   // The variable left unset (Meteor's own defaults: on 3.1.1+ memLevel 1 and the smallest
   // window) with the shared deflate: what meteor-default was before npm start set the window.
   'meteor-default-unset': { unset: true },

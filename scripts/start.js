@@ -74,15 +74,16 @@ function parseArgs(argv, env = process.env) {
 
 // SHARED_DEFLATE_COMPRESSION (imports/core/compression.js) is what `meteor-default` sets when the
 // shared deflate (imports/core/shared-deflate.js) is on:
-// Meteor's defaults except the window and memLevel. Meteor 3.1.1+ spreads this over its own
-// defaults (threshold 1024, level 1, no context takeover stay) in place of memLevel 1 and the
-// smallest window (8 bits, which Node's deflateRaw turns into 9), which kept large view documents
-// at 58% saved on the lab build; the shared deflate compresses each distinct message once for
-// every session, so a full window costs one zlib call per message, not one per session. The
+// Meteor's defaults except the level, window and memLevel. Meteor 3.1.1+ spreads this over its
+// own defaults (threshold 1024 and no context takeover stay) in place of level 1, memLevel 1 and
+// the smallest window (8 bits, which Node's deflateRaw turns into 9), which kept large view
+// documents at 58% saved on the lab build (level 1 with the full window: 68.8%); the shared
+// deflate compresses each distinct message once for every session, so a full window and level 6
+// cost one zlib call per message, not one per session. The
 // server then announces no server_max_window_bits of its own (15 is the most a client can
 // expect), and when a client asks for fewer bits permessage-deflate negotiates them and hands
 // them to the shared deflate, which uses them (RFC 7692 7.1.2.1). On Meteor 3.0.x these are
-// permessage-deflate's own defaults: nothing changes there.
+// permessage-deflate's own defaults (its level -1 is zlib's 6, as the shared deflate reads it).
 
 /** Whether the server will install the shared deflate: MESHPULSE_SHARED_DEFLATE, else settings publish.sharedDeflate (default on). Pure. */
 function sharedDeflateOn(env, settings) {
@@ -109,7 +110,7 @@ function websocketCompressionFor(options, meteorVersion, baseEnv = {}, settings 
   const value = websocketCompressionEnv(options.compression, meteorVersion);
   if (value === undefined && options.compression === DEFAULT_PRESET && sharedDeflateOn(baseEnv, settings)) {
     const shared = JSON.stringify(SHARED_DEFLATE_COMPRESSION);
-    return { value: shared, line: `websocket compression: ${options.compression} with the shared deflate's full window (SERVER_WEBSOCKET_COMPRESSION=${shared}; Meteor's other defaults kept)` };
+    return { value: shared, line: `websocket compression: ${options.compression} with the shared deflate's level 6 and full window (SERVER_WEBSOCKET_COMPRESSION=${shared}; Meteor's other defaults kept)` };
   }
   return { value, line: `websocket compression: ${options.compression}${value === undefined ? ' (SERVER_WEBSOCKET_COMPRESSION unset)' : ` (SERVER_WEBSOCKET_COMPRESSION=${value})`}` };
 }

@@ -59,9 +59,12 @@ function websocketCompressionEnv(presetName, release) {
 /**
  * What `npm start` sets for `meteor-default` while the shared deflate is on (see scripts/start.js):
  * Meteor's defaults with permessage-deflate's full window and memLevel 8 in place of 3.1.1+'s
- * memLevel 1 and smallest window.
+ * memLevel 1 and smallest window, and zlib's middle level 6 in place of 3.1.1+'s level 1. The
+ * shared deflate pays for the level once per distinct message, not once per session: level 1
+ * left large view documents at 68.8% saved (benchmarks/COMPRESSION.md, 2026-11-24, against the
+ * >= 70% target), level 6 at 71.3% for +1 point of a core at 20 dashboards.
  */
-const SHARED_DEFLATE_COMPRESSION = { memLevel: 8, maxWindowBits: 15 };
+const SHARED_DEFLATE_COMPRESSION = { level: 6, memLevel: 8, maxWindowBits: 15 };
 
 /** Describe what the server was started with, for /api/health. */
 function describeWebsocketCompression(envValue) {
@@ -71,7 +74,7 @@ function describeWebsocketCompression(envValue) {
     const options = JSON.parse(envValue);
     const preset = Object.entries(WEBSOCKET_COMPRESSION_PRESETS).find(([, value]) => value && JSON.stringify(value) === JSON.stringify(options));
     if (preset) return { mode: preset[0], options };
-    if (JSON.stringify(options) === JSON.stringify(SHARED_DEFLATE_COMPRESSION)) return { mode: 'meteor-default (shared deflate, full window)', options };
+    if (JSON.stringify(options) === JSON.stringify(SHARED_DEFLATE_COMPRESSION)) return { mode: 'meteor-default (shared deflate, level 6, full window)', options };
     return { mode: 'custom', options };
   } catch (err) {
     return { mode: 'invalid', options: null, error: err.message };

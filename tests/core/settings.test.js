@@ -27,7 +27,9 @@ test('compression presets map to the environment value Meteor reads', () => {
   assert.equal(describeWebsocketCompression(undefined).mode, 'meteor-default');
   assert.equal(describeWebsocketCompression('{nope').mode, 'invalid');
   // What npm start sets for meteor-default with the shared deflate on (scripts/start.js).
-  assert.equal(describeWebsocketCompression('{"memLevel":8,"maxWindowBits":15}').mode, 'meteor-default (shared deflate, full window)');
+  assert.equal(describeWebsocketCompression('{"level":6,"memLevel":8,"maxWindowBits":15}').mode, 'meteor-default (shared deflate, level 6, full window)');
+  // What it set before level 6 is now someone's own choice.
+  assert.equal(describeWebsocketCompression('{"memLevel":8,"maxWindowBits":15}').mode, 'custom');
   assert.equal(describeWebsocketCompression('{"memLevel":9,"maxWindowBits":15}').mode, 'custom');
 });
 

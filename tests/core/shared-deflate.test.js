@@ -97,6 +97,10 @@ test('a zlib default level maps to the configured default; different parameters 
   assert.deepEqual(receive(a), doc);
   assert.deepEqual(receive(b), doc);
   assert.equal(shared.stats().compressed, 2);
+  // Unconfigured, zlib's default means what it means to zlib: level 6.
+  assert.equal(createSharedDeflate().paramsFor({ level: -1 }).level, 6);
+  assert.equal(createSharedDeflate().paramsFor({}).level, 6);
+  assert.equal(createSharedDeflate().paramsFor({ level: 1 }).level, 1);
 });
 
 // ---- The real packages Meteor configures: permessage-deflate (3.0.x) and permessage-deflate2 (3.1.1+).
