@@ -277,7 +277,8 @@ function renderCompression(source) {
         return [`\`${name}\``, fmt(p.cpu_points_over_off_median, 1), spreadOf(p.cpu_points_over_off_rounds, 1, ''), (p.large_bytes_saved_vs_off_rounds || []).map((v) => pct(v)).join(', ')];
       })));
   }
-  lines.push('', `Cheapest compressing variant in CPU: \`${cheapest}\` (+${fmt(d.summary[cheapest].cpu_points_over_off, 1)} points over off, ${pct(d.summary[cheapest].large_bytes_saved_vs_off)} of large-message bytes saved). Best ratio: \`${smallest}\` (${pct(d.summary[smallest].large_bytes_saved_vs_off)} saved, +${fmt(d.summary[smallest].cpu_points_over_off, 1)} points). Variants with \`noContextTakeover\` start a fresh deflate stream for every message of every connection.`);
+  const points = (value) => `${value >= 0 ? '+' : ''}${fmt(value, 1)}`;
+  lines.push('', `Cheapest compressing variant in CPU: \`${cheapest}\` (${points(d.summary[cheapest].cpu_points_over_off)} points over off, ${pct(d.summary[cheapest].large_bytes_saved_vs_off)} of large-message bytes saved). Best ratio: \`${smallest}\` (${pct(d.summary[smallest].large_bytes_saved_vs_off)} saved, ${points(d.summary[smallest].cpu_points_over_off)} points). Variants with \`noContextTakeover\` start a fresh deflate stream for every message of every connection.`);
   lines.push('', '## Targets', '');
   lines.push(...table(['target', 'measured', ''], Object.values(d.targets).map((t) => [t.target, typeof t.measured === 'number' ? pct(t.measured) : fmt(t.measured), verdict(t.met)])));
   lines.push('', '## Every run', '');
@@ -402,8 +403,18 @@ function headlineRows(results) {
       const spread = level.reactive_to_method_cpu_per_user_s_spread;
       const behind = level.fell_behind ? `not comparable: ${level.fell_behind}` : null;
       rows.push([`reactive / method net server CPU per user·second, ${level.users} users${spread && spread.n > 1 ? ` (median of ${spread.n}, ${fmt(spread.min, 2)}–${fmt(spread.max, 2)})` : ''}`, behind || fmt(level.reactive_to_method_cpu_per_user_s, 2), '≤ 0.5', verdict(level.reactive_to_method_cpu_per_user_s !== null && level.reactive_to_method_cpu_per_user_s !== undefined && level.reactive_to_method_cpu_per_user_s <= 0.5), link('DELIVERY', delivery)]);
-      rows.push([`ingest -> client delay p99, reactive / method, ${level.users} users`, `${fmt(level.reactive.delay_p99_ms, 0)} / ${fmt(level.method.delay_p99_ms, 0)} ms`, '', '', link('DELIVERY', delivery)]);
-      if (level.reactive.displayed_age) rows.push([`data age on screen p99 (sampled every 250 ms), reactive / method, ${level.users} users`, `${fmt(level.reactive.displayed_age_p99_ms, 0)} / ${fmt(level.method.displayed_age_p99_ms, 0)} ms`, '', '', link('DELIVERY', delivery)]);
+      // Delays: the median over the level's rounds whose delays compare (as DELIVERY.md's tables),
+      // not the first round's; results written before the medians existed give the first round's.
+      const roundCount = (level.rounds || []).length;
+      const delayPair = (medianReactive, medianMethod, firstReactive, firstMethod) => (medianReactive != null && medianMethod != null
+        ? { text: `${fmt(medianReactive, 0)} / ${fmt(medianMethod, 0)} ms`, label: roundCount > 1 ? `, median of ${roundCount} rounds` : '' }
+        : { text: `${fmt(firstReactive, 0)} / ${fmt(firstMethod, 0)} ms`, label: roundCount > 1 ? ', first round' : '' });
+      const delay = delayPair(level.reactive_delay_p99_ms, level.method_delay_p99_ms, level.reactive.delay_p99_ms, level.method.delay_p99_ms);
+      rows.push([`ingest -> client delay p99, reactive / method, ${level.users} users${delay.label}`, delay.text, '', '', link('DELIVERY', delivery)]);
+      if (level.reactive.displayed_age) {
+        const age = delayPair(level.reactive_displayed_age_p99_ms, level.method_displayed_age_p99_ms, level.reactive.displayed_age_p99_ms, level.method.displayed_age_p99_ms);
+        rows.push([`data age on screen p99 (sampled every 250 ms), reactive / method, ${level.users} users${age.label}`, age.text, '', '', link('DELIVERY', delivery)]);
+      }
     }
   } else rows.push(['delivery', 'not run yet', '', '', '`npm run bench:delivery`']);
   if (capacity) {
@@ -503,7 +514,7 @@ async function renderAll({ target: targetName = 'latest', log = console.log } = 
   log(`rendered the headline table in ${shown(target.readme)}`);
 }
 
-module.exports = { renderAll, TARGETS };
+module.exports = { renderAll, headlineRows, TARGETS };
 
 if (require.main === module) {
   renderAll({ target: process.argv.includes('--published') ? 'published' : 'latest' }).catch((err) => {
