@@ -60,9 +60,10 @@ function websocketCompressionEnv(presetName, release) {
  * What `npm start` sets for `meteor-default` while the shared deflate is on (see scripts/start.js):
  * Meteor's defaults with permessage-deflate's full window and memLevel 8 in place of 3.1.1+'s
  * memLevel 1 and smallest window, and zlib's middle level 6 in place of 3.1.1+'s level 1. The
- * shared deflate pays for the level once per distinct message, not once per session: level 1
- * left large view documents at 68.8% saved (benchmarks/COMPRESSION.md, 2026-11-24, against the
- * >= 70% target), level 6 at 71.3% for +1 point of a core at 20 dashboards.
+ * shared deflate pays for the level once per distinct message, not once per session. In the
+ * full compression study (benchmarks/README.md) level 1 left large view documents at 68.8% saved
+ * on 2026-11-24 (the >= 70% target missed) and 70.7% on 2026-11-28, where level 6 saved 73.0%
+ * for no server CPU the study could resolve.
  */
 const SHARED_DEFLATE_COMPRESSION = { level: 6, memLevel: 8, maxWindowBits: 15 };
 
