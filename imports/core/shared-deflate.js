@@ -35,6 +35,14 @@ const SHARED_DEFLATE_DEFAULTS = {
   // Used when the session asks for zlib's default level (-1): 6, what zlib itself means by it
   // (a level costs once per distinct message here, whatever the number of sessions).
   defaultLevel: 6,
+  // A message seen for the first time through a session's own send (a method's answer, a
+  // session's own document) is deflated at no more than this level: most such messages go to
+  // that one session only, and the capacity study's method path lost ~10% of a core to level 6
+  // on them. When a second session sends the same bytes, the message is shared after all: it
+  // is deflated again, once, at the session's level, and every later session gets those bytes.
+  // The publish hub's pre-framed messages (compress(..., true)) are shared from the start and get
+  // the session's level at once. null: always the session's level.
+  firstUseLevel: 1,
 };
 
 const MAX_STORED_BLOCK = 65535;
@@ -63,7 +71,7 @@ function createSharedDeflate(options = {}) {
   if (!(settings.thresholdBytes >= 0 && settings.thresholdBytes <= MAX_STORED_BLOCK)) {
     throw new RangeError(`thresholdBytes must be between 0 and ${MAX_STORED_BLOCK}, got ${settings.thresholdBytes}`);
   }
-  const counters = { messages: 0, stored: 0, compressed: 0, cacheHits: 0, bytesIn: 0, bytesOut: 0, cacheEvictions: 0 };
+  const counters = { messages: 0, stored: 0, compressed: 0, compressedFirstUse: 0, promoted: 0, cacheHits: 0, bytesIn: 0, bytesOut: 0, cacheEvictions: 0 };
   const cache = new Map(); // params|length|crc -> { input, output }, oldest first
   let cacheBytes = 0;
 
@@ -72,8 +80,8 @@ function createSharedDeflate(options = {}) {
     return zlib.deflateRawSync(input, { windowBits: params.windowBits, level: params.level, memLevel: params.memLevel, strategy: params.strategy, finishFlush: zlib.constants.Z_SYNC_FLUSH });
   }
 
-  function remember(key, input, output) {
-    cache.set(key, { input, output });
+  function remember(key, input, output, level) {
+    cache.set(key, { input, output, level });
     cacheBytes += input.length + output.length;
     while (cache.size > settings.cacheEntries || cacheBytes > settings.cacheBytes) {
       const [oldest, entry] = cache.entries().next().value;
@@ -83,8 +91,12 @@ function createSharedDeflate(options = {}) {
     }
   }
 
-  /** One message's deflate output (ending in 00 00 ff ff). */
-  function compress(input, params) {
+  /**
+   * One message's deflate output (ending in 00 00 ff ff). `shared`: the caller sends these bytes
+   * to several sessions (shared-send.js's pre-framed messages): deflate at the session's level at
+   * once, not at firstUseLevel.
+   */
+  function compress(input, params, shared = false) {
     counters.messages++;
     counters.bytesIn += input.length;
     let output;
@@ -96,12 +108,23 @@ function createSharedDeflate(options = {}) {
       const hit = cache.get(key);
       if (hit && hit.input.equals(input)) {
         counters.cacheHits++;
+        if (hit.level < params.level) {
+          // A second session sends it: shared after all. Every later session gets these bytes.
+          counters.promoted++;
+          const better = deflateOnce(input, params);
+          cacheBytes += better.length - hit.output.length;
+          hit.output = better;
+          hit.level = params.level;
+        }
         output = hit.output;
       } else {
         counters.compressed++;
+        const firstUse = !shared && settings.firstUseLevel !== null && settings.firstUseLevel < params.level;
+        if (firstUse) counters.compressedFirstUse++;
+        const level = firstUse ? settings.firstUseLevel : params.level;
+        output = deflateOnce(input, firstUse ? { ...params, level } : params);
         // Copy: the caller may reuse its buffer; the cache must keep what was compressed.
-        output = deflateOnce(input, params);
-        remember(key, Buffer.from(input), output);
+        remember(key, Buffer.from(input), output, level);
       }
     }
     counters.bytesOut += output.length;
@@ -176,7 +199,7 @@ function createSharedDeflate(options = {}) {
   }
 
   function stats() {
-    return { thresholdBytes: settings.thresholdBytes, defaultLevel: settings.defaultLevel, ...(extensionInfo || {}), ...counters, cacheEntries: cache.size, cacheBytes, savedPct: counters.bytesIn ? Math.round((1 - counters.bytesOut / counters.bytesIn) * 1000) / 10 : null };
+    return { thresholdBytes: settings.thresholdBytes, defaultLevel: settings.defaultLevel, firstUseLevel: settings.firstUseLevel, ...(extensionInfo || {}), ...counters, cacheEntries: cache.size, cacheBytes, savedPct: counters.bytesIn ? Math.round((1 - counters.bytesOut / counters.bytesIn) * 1000) / 10 : null };
   }
 
   return { zlib: zlibShim, compress, paramsFor, stats, settings, installInto };

@@ -395,6 +395,10 @@ for (const { name, options } of [{ name: 'permessage-deflate', options: {} }, { 
     assert.deepEqual(stats.framedFallbacks, {});
     assert.equal(stats.framedWrites, 8);
     assert.equal(stats.framesBuilt, 4, 'one frame per message per transport');
+    // Pre-framed messages go to every session of the route: deflated at the session's level at
+    // once, never at the shared deflate's first-use level (kept for a session's own sends).
+    assert.equal(sharedDeflate.stats().compressedFirstUse, 0);
+    assert.equal(sharedDeflate.stats().compressed, 2, 'the large message, once per transport');
     // What the package itself emits for each message (the standard path), framed as faye does.
     for (const [index, s] of sessions.entries()) {
       const [, session] = s.driver._extensions._sessions[0];

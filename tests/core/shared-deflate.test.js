@@ -103,6 +103,50 @@ test('a zlib default level maps to the configured default; different parameters 
   assert.equal(createSharedDeflate().paramsFor({ level: 1 }).level, 1);
 });
 
+test('a message first sent by one session is deflated fast; sent again, once more at the session\'s level for every later session', () => {
+  const shared = createSharedDeflate({ thresholdBytes: 1024 });
+  const params = shared.paramsFor({ level: 6, windowBits: 15, memLevel: 8 });
+  const doc = viewDocument(5);
+  const deflatedAt = (level) => zlib.deflateRawSync(doc, { level, windowBits: 15, memLevel: 8, finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  assert.notDeepEqual(deflatedAt(1), deflatedAt(6), 'the document tells the two levels apart');
+
+  // A method's answer, say: one session.
+  const first = shared.compress(Buffer.from(doc), params);
+  assert.deepEqual(first, deflatedAt(1));
+  assert.deepEqual(receive(first), doc);
+  // A second session sends the same bytes: shared after all.
+  const second = shared.compress(Buffer.from(doc), params);
+  assert.deepEqual(second, deflatedAt(6));
+  assert.deepEqual(receive(second), doc);
+  const third = shared.compress(Buffer.from(doc), params);
+  assert.equal(third, second, 'later sessions reuse the level-6 bytes');
+  let stats = shared.stats();
+  assert.equal(stats.compressed, 1);
+  assert.equal(stats.compressedFirstUse, 1);
+  assert.equal(stats.promoted, 1);
+  assert.equal(stats.cacheHits, 2);
+  assert.equal(stats.cacheBytes, doc.length + second.length, 'the cache counts the bytes it now holds');
+
+  // A pre-framed hub message is shared from the start: the session's level at once, never again.
+  const hubDoc = viewDocument(6);
+  const framed = shared.compress(Buffer.from(hubDoc), params, true);
+  assert.deepEqual(framed, zlib.deflateRawSync(hubDoc, { level: 6, windowBits: 15, memLevel: 8, finishFlush: zlib.constants.Z_SYNC_FLUSH }));
+  shared.compress(Buffer.from(hubDoc), params);
+  stats = shared.stats();
+  assert.equal(stats.promoted, 1, 'nothing to promote');
+  assert.equal(stats.compressedFirstUse, 1);
+
+  // A session asking for level 1 (or less than firstUseLevel) gets its own level; null turns the first-use level off.
+  const fast = createSharedDeflate({ thresholdBytes: 1024 });
+  fast.compress(Buffer.from(doc), fast.paramsFor({ level: 1 }));
+  fast.compress(Buffer.from(doc), fast.paramsFor({ level: 1 }));
+  assert.equal(fast.stats().compressedFirstUse, 0);
+  assert.equal(fast.stats().promoted, 0);
+  const always = createSharedDeflate({ thresholdBytes: 1024, firstUseLevel: null });
+  assert.deepEqual(always.compress(Buffer.from(doc), params), deflatedAt(6));
+  assert.equal(always.stats().compressedFirstUse, 0);
+});
+
 // ---- The real packages Meteor configures: permessage-deflate (3.0.x) and permessage-deflate2 (3.1.1+).
 // These drive the packages the way faye-websocket's driver does; if a package release changes
 // how it uses the `zlib` option, they fail here rather than in production.
@@ -150,9 +194,13 @@ test('permessage-deflate 0.1.7 as Meteor 3.0.x configures it: installed, every m
     frames.push(large.data);
     connection.close();
   }
-  assert.ok(frames.every((f) => f.equals(frames[0])), 'every connection got the same bytes');
+  // The first connection's send deflated it at the first-use level (level 1); the second made it
+  // shared and re-deflated it at zlib's default (6), the bytes every later connection got.
+  assert.ok(frames.slice(1).every((f) => f.equals(frames[1])), 'every connection after the first got the same bytes');
+  assert.ok(frames[1].length < frames[0].length, `level 6 bytes (${frames[1].length}) are fewer than level 1's (${frames[0].length})`);
   const stats = shared.stats();
-  assert.equal(stats.compressed, 1, 'one deflate for 20 connections');
+  assert.equal(stats.compressed, 1, 'one deflate for 20 connections, one more when it proved shared');
+  assert.equal(stats.promoted, 1);
   assert.equal(stats.cacheHits, 19);
   assert.equal(stats.stored, 20);
   assert.equal(stats.package, 'permessage-deflate');

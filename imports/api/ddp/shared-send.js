@@ -443,7 +443,8 @@ function createSharedSender({ server, stringifyDDP, meteor = {}, enabled = true,
   function deflatedFrame(payload, deflate) {
     const data = Buffer.from(payload, 'utf8');
     if (data.length < deflate.thresholdBytes) return textFrame(data);
-    const output = deflater.compress(data, deflate.params);
+    // Shared: the frame goes to every session of the route, so the session's level at once.
+    const output = deflater.compress(data, deflate.params, true);
     return textFrame(output.length === 0 ? output : output.subarray(0, output.length - 4), true);
   }
 
