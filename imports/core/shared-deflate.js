@@ -37,8 +37,8 @@ const SHARED_DEFLATE_DEFAULTS = {
   defaultLevel: 6,
   // A message seen for the first time through a session's own send (a method's answer, a
   // session's own document) is deflated at no more than this level: most such messages go to
-  // that one session only, and the capacity study's method path lost ~10% of a core to level 6
-  // on them. When a second session sends the same bytes, the message is shared after all: it
+  // that one session only, so nothing shares its level-6 cost (1.5-4x level 1's per view
+  // document; benchmarks/README.md). When a second session sends the same bytes, it is shared: it
   // is deflated again, once, at the session's level, and every later session gets those bytes.
   // The publish hub's pre-framed messages (compress(..., true)) are shared from the start and get
   // the session's level at once. null: always the session's level.
@@ -72,7 +72,7 @@ function createSharedDeflate(options = {}) {
     throw new RangeError(`thresholdBytes must be between 0 and ${MAX_STORED_BLOCK}, got ${settings.thresholdBytes}`);
   }
   const counters = { messages: 0, stored: 0, compressed: 0, compressedFirstUse: 0, promoted: 0, cacheHits: 0, bytesIn: 0, bytesOut: 0, cacheEvictions: 0 };
-  const cache = new Map(); // params|length|crc -> { input, output }, oldest first
+  const cache = new Map(); // params|length|crc -> { input, output, level it was deflated at }, oldest first
   let cacheBytes = 0;
 
   // One zlib call per distinct message (zlib's sync API closes its handle after each call).
@@ -122,7 +122,7 @@ function createSharedDeflate(options = {}) {
         const firstUse = !shared && settings.firstUseLevel !== null && settings.firstUseLevel < params.level;
         if (firstUse) counters.compressedFirstUse++;
         const level = firstUse ? settings.firstUseLevel : params.level;
-        output = deflateOnce(input, firstUse ? { ...params, level } : params);
+        output = deflateOnce(input, level === params.level ? params : { ...params, level });
         // Copy: the caller may reuse its buffer; the cache must keep what was compressed.
         remember(key, Buffer.from(input), output, level);
       }
