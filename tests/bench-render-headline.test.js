@@ -19,8 +19,11 @@ function deliveryLevel(extra = {}) {
   };
 }
 
-function rowsFor(level) {
-  return headlineRows({ delivery: { file: 'results/delivery.json', data: { levels: [level] } } });
+// The full study's settings (CPU counted from 60 s after the first user joined); a quick run has no settleS.
+const FULL_SETTINGS = { settleS: 60, holdS: 45 };
+
+function rowsFor(level, settings = FULL_SETTINGS) {
+  return headlineRows({ delivery: { file: 'results/delivery.json', data: { settings, levels: [level] } } });
 }
 
 test('headline delivery rows: delay and on-screen age p99 are the medians over rounds, and say so', () => {
@@ -38,4 +41,15 @@ test('headline delivery rows: a result without medians (older JSON) shows the fi
   const age = rows.find((row) => row[0].startsWith('data age on screen p99'));
   assert.equal(age[0], 'data age on screen p99 (sampled every 250 ms), reactive / method, 10 users, first round');
   assert.equal(age[1], '273 / 2,019 ms');
+});
+
+test('headline delivery rows: a run that counts CPU from the first connection (quick) says so on its per-user·s ratio', () => {
+  const perUserSecond = (rows) => rows.find((row) => row[0].startsWith('reactive / method net server CPU per user·second'));
+  const full = perUserSecond(rowsFor(deliveryLevel()));
+  assert.equal(full[0], 'reactive / method net server CPU per user·second, 10 users (median of 3, 0.21–0.47)');
+  assert.equal(full[3], 'met');
+  const quick = perUserSecond(rowsFor(deliveryLevel({ reactive_to_method_cpu_per_user_s_spread: { n: 1, min: 0.6, max: 0.6 } }), { holdS: 20 }));
+  assert.equal(quick[0], 'reactive / method net server CPU per user·second, 10 users, CPU from the first connection (first-use compiles included)');
+  assert.equal(quick[1], '0.3');
+  assert.equal(quick[3], 'n/a'); // no verdict: not the target's window
 });
