@@ -53,6 +53,10 @@ const DEFAULT_SETTINGS = {
     sharedDeflate: true,
     // Messages under this many bytes go out as stored (uncompressed) deflate blocks. Env MESHPULSE_DEFLATE_THRESHOLD.
     deflateThresholdBytes: 1024,
+    // The zlib level of a message's first deflate through one session's own send (a method's
+    // answer); null: the session's level (firstUseLevel, imports/core/shared-deflate.js).
+    // Env MESHPULSE_DEFLATE_FIRST_USE_LEVEL=0..9|off.
+    deflateFirstUseLevel: 1,
   },
   // Region-scoped view instances (imports/core/analytics/region-scope.js, REGION_SCOPE_DEFAULTS):
   // at most maxInstances at once, one unused for idleMs dropped, at most maxCreationsPerMinute built.
@@ -97,6 +101,9 @@ function resolveSettings(meteorSettings = {}, env = {}) {
   if (env.MESHPULSE_SHARED_SEND !== undefined && env.MESHPULSE_SHARED_SEND !== '') settings.publish.sharedSend = env.MESHPULSE_SHARED_SEND !== 'off';
   if (env.MESHPULSE_SHARED_DEFLATE !== undefined && env.MESHPULSE_SHARED_DEFLATE !== '') settings.publish.sharedDeflate = env.MESHPULSE_SHARED_DEFLATE !== 'off';
   if (env.MESHPULSE_DEFLATE_THRESHOLD !== undefined && env.MESHPULSE_DEFLATE_THRESHOLD !== '') settings.publish.deflateThresholdBytes = Number(env.MESHPULSE_DEFLATE_THRESHOLD);
+  // 'off': the session's level for every message; a number: that level (createSharedDeflate refuses one outside 0-9).
+  const firstUse = env.MESHPULSE_DEFLATE_FIRST_USE_LEVEL;
+  if (firstUse !== undefined && firstUse !== '') settings.publish.deflateFirstUseLevel = firstUse === 'off' ? null : Number(firstUse);
   return settings;
 }
 

@@ -71,6 +71,9 @@ function createSharedDeflate(options = {}) {
   if (!(settings.thresholdBytes >= 0 && settings.thresholdBytes <= MAX_STORED_BLOCK)) {
     throw new RangeError(`thresholdBytes must be between 0 and ${MAX_STORED_BLOCK}, got ${settings.thresholdBytes}`);
   }
+  if (settings.firstUseLevel !== null && !(Number.isInteger(settings.firstUseLevel) && settings.firstUseLevel >= 0 && settings.firstUseLevel <= 9)) {
+    throw new RangeError(`firstUseLevel must be a zlib level from 0 to 9, or null (the session's level), got ${JSON.stringify(settings.firstUseLevel)}`);
+  }
   const counters = { messages: 0, stored: 0, compressed: 0, compressedFirstUse: 0, promoted: 0, cacheHits: 0, bytesIn: 0, bytesOut: 0, cacheEvictions: 0 };
   const cache = new Map(); // params|length|crc -> { input, output, level it was deflated at }, oldest first
   let cacheBytes = 0;

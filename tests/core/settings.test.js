@@ -61,6 +61,7 @@ test('region scopes and the publish switches have settings defaults; the benchma
   assert.equal(defaults.publish.sharedSend, true);
   assert.equal(defaults.publish.sharedDeflate, true);
   assert.equal(defaults.publish.deflateThresholdBytes, SHARED_DEFLATE_DEFAULTS.thresholdBytes);
+  assert.equal(defaults.publish.deflateFirstUseLevel, SHARED_DEFLATE_DEFAULTS.firstUseLevel);
   // settings.json changes them, and the engine takes the region-scope ones.
   const configured = resolveSettings({ regionScope: { maxInstances: 4 }, publish: { sharedSend: false, deflateThresholdBytes: 256 } }, {});
   assert.deepEqual(configured.regionScope, { maxInstances: 4, idleMs: 600000, maxCreationsPerMinute: 120 });
@@ -76,6 +77,9 @@ test('region scopes and the publish switches have settings defaults; the benchma
   assert.equal(env.publish.sharedSend, true);
   assert.equal(env.publish.sharedDeflate, false);
   assert.equal(env.publish.deflateThresholdBytes, 0);
+  assert.equal(resolveSettings({}, {}).publish.deflateFirstUseLevel, 1);
+  assert.equal(resolveSettings({}, { MESHPULSE_DEFLATE_FIRST_USE_LEVEL: 'off' }).publish.deflateFirstUseLevel, null);
+  assert.equal(resolveSettings({ publish: { deflateFirstUseLevel: null } }, { MESHPULSE_DEFLATE_FIRST_USE_LEVEL: '3' }).publish.deflateFirstUseLevel, 3);
   assert.equal(resolveSettings({}, { MESHPULSE_SHARED_SEND: 'off' }).publish.sharedSend, false);
   assert.equal(resolveSettings({}, { MESHPULSE_SHARED_SEND: '' }).publish.sharedSend, true, 'an empty variable is unset');
 });

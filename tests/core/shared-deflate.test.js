@@ -79,6 +79,9 @@ test('stored blocks split above 64 KB; the cache is bounded; bad thresholds are 
   assert.equal(shared.stats().cacheEntries, 3);
   assert.equal(shared.stats().cacheEvictions, 7);
   assert.throws(() => createSharedDeflate({ thresholdBytes: 70000 }), /thresholdBytes must be between 0 and 65535/);
+  // A first-use level outside zlib's (a mistyped MESHPULSE_DEFLATE_FIRST_USE_LEVEL) is refused by name.
+  for (const bad of [10, -1, 1.5, NaN, '1']) assert.throws(() => createSharedDeflate({ firstUseLevel: bad }), /firstUseLevel must be a zlib level from 0 to 9/);
+  assert.equal(createSharedDeflate({ firstUseLevel: null }).stats().firstUseLevel, null);
 });
 
 test('a zlib default level maps to the configured default; different parameters never share bytes', () => {

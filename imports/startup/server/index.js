@@ -146,12 +146,17 @@ Meteor.startup(async () => {
   });
   // permessage-deflate once per distinct message for all sessions, small messages stored:
   // settings.publish.sharedDeflate false (or MESHPULSE_SHARED_DEFLATE=off) keeps the package's own
-  // per-session zlib streams; the threshold is settings.publish.deflateThresholdBytes (or MESHPULSE_DEFLATE_THRESHOLD).
+  // per-session zlib streams; the threshold is settings.publish.deflateThresholdBytes (or MESHPULSE_DEFLATE_THRESHOLD),
+  // the first-use level settings.publish.deflateFirstUseLevel (or MESHPULSE_DEFLATE_FIRST_USE_LEVEL).
   let sharedDeflate = null;
   let sharedDeflateInstall = { installed: false, reason: 'disabled (settings.publish.sharedDeflate false or MESHPULSE_SHARED_DEFLATE=off)' };
   if (settings.publish.sharedDeflate !== false) {
     const threshold = settings.publish.deflateThresholdBytes;
-    sharedDeflate = createSharedDeflate(threshold === undefined || threshold === null ? {} : { thresholdBytes: Number(threshold) });
+    const firstUseLevel = settings.publish.deflateFirstUseLevel;
+    sharedDeflate = createSharedDeflate({
+      ...(threshold === undefined || threshold === null ? {} : { thresholdBytes: Number(threshold) }),
+      ...(firstUseLevel === undefined ? {} : { firstUseLevel }),
+    });
     // Deflated sessions then get shared pre-built frames too (imports/api/ddp/shared-send.js).
     const installed = (result) => {
       sharedDeflateInstall = result;
