@@ -145,8 +145,9 @@ async function runStudy(name, body) {
       benchmark: name,
       quick,
       date: new Date().toISOString(),
-      // As it was run: the npm script of this file, with the flags it was given.
-      command: `npm run bench:${path.basename(process.argv[1] || name, '.js')}${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+      // As it was run: the MeshPulse variables its servers inherited, the npm script of this
+      // file and the flags it was given.
+      command: studyCommand(process.argv, process.env, name),
       machine: machineInfo(),
       versions: {
         meteor: b.meteorVersion || null,
@@ -192,4 +193,18 @@ async function runStudy(name, body) {
   }
 }
 
-module.exports = { runStudy, StudyError, sleep, machineInfo, SERVER_CPU, LOAD_CPU, RESULTS_DIR, ROOT, packageVersion };
+// Variables that may hold secrets are never written into a result.
+const SECRET_NAME = /KEY|PASSWORD|SECRET|TOKEN|CREDENTIAL/i;
+
+/**
+ * The command line that reproduces a study: the MESHPULSE_* variables set in its environment
+ * (the servers it starts inherit them, e.g. MESHPULSE_DEFLATE_FIRST_USE_LEVEL for an A/B), then
+ * `npm run bench:<script>` with the flags it was given. Secret-looking variables are left out.
+ */
+function studyCommand(argv, env, name) {
+  const variables = Object.keys(env).filter((key) => key.startsWith('MESHPULSE_') && env[key] !== '' && !SECRET_NAME.test(key)).sort()
+    .map((key) => `${key}=${/^[\w.,:\/-]*$/.test(env[key]) ? env[key] : JSON.stringify(env[key])} `).join('');
+  return `${variables}npm run bench:${path.basename(argv[1] || name, '.js')}${argv.length > 2 ? ` -- ${argv.slice(2).join(' ')}` : ''}`;
+}
+
+module.exports = { runStudy, studyCommand, StudyError, sleep, machineInfo, SERVER_CPU, LOAD_CPU, RESULTS_DIR, ROOT, packageVersion };
