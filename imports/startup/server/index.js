@@ -152,10 +152,10 @@ Meteor.startup(async () => {
   let sharedDeflateInstall = { installed: false, reason: 'disabled (settings.publish.sharedDeflate false or MESHPULSE_SHARED_DEFLATE=off)' };
   if (settings.publish.sharedDeflate !== false) {
     const threshold = settings.publish.deflateThresholdBytes;
-    const firstUseLevel = settings.publish.deflateFirstUseLevel;
+    // resolveSettings merges over DEFAULT_SETTINGS, so the first-use level is always there (1, a level, or null).
     sharedDeflate = createSharedDeflate({
       ...(threshold === undefined || threshold === null ? {} : { thresholdBytes: Number(threshold) }),
-      ...(firstUseLevel === undefined ? {} : { firstUseLevel }),
+      firstUseLevel: settings.publish.deflateFirstUseLevel,
     });
     // Deflated sessions then get shared pre-built frames too (imports/api/ddp/shared-send.js).
     const installed = (result) => {
