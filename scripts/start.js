@@ -14,8 +14,9 @@
  * Meteor is found as $METEOR_BIN, `meteor` on the PATH, or ~/.meteor/meteor.
  * MongoDB: MONGO_URL when set, else the mongod in Meteor's dev bundle (`meteor run` starts it);
  * when neither exists, one line says to set MONGO_URL.
- * Ctrl-C / SIGTERM (to npm or to this script) stop Meteor and everything it started (its own
- * process group).
+ * Ctrl-C / SIGTERM (to npm or to this script) stop the app server first (SIGTERM: its graceful
+ * stop writes what is queued to MongoDB while Meteor's mongod still runs), then Meteor and
+ * everything it started (its own process group). A second Ctrl-C kills them at once.
  * Any other argument is passed to `meteor run` as is.
  */
 const fs = require('fs');
@@ -35,6 +36,9 @@ const METEOR_TRANSPORT_NAMES = ['sockjs', 'uws'];
 const TRANSPORT_SINCE = [3, 5, 0];
 // How long Meteor gets to stop after the signal is passed on, before its group is killed.
 const STOP_GRACE_MS = 10000;
+// How long the app server gets for its graceful stop before Meteor's group is signalled anyway
+// (a little over the server's own default deadline, settings shutdown.deadlineMs).
+const APP_STOP_MS = 16000;
 
 class UsageError extends Error {}
 
@@ -231,6 +235,45 @@ function findBundledMongod(meteorBin) {
   return { path: path.join(devBundle, relative), exists: fs.existsSync(path.join(devBundle, relative)) };
 }
 
+/**
+ * The app server's pid among `ps -A -o pid=,ppid=,args=` lines: the descendant of `rootPid`
+ * (Meteor's tool) that runs the built `.meteor/local/build/main.js`; null when there is none
+ * (still building, crashed). Pure.
+ */
+function appServerPid(psText, rootPid) {
+  const parentOf = new Map();
+  const argsOf = new Map();
+  for (const line of String(psText).split('\n')) {
+    const match = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
+    if (!match) continue;
+    parentOf.set(Number(match[1]), Number(match[2]));
+    argsOf.set(Number(match[1]), match[3]);
+  }
+  for (const [pid, args] of argsOf) {
+    if (!/\.meteor[\\/]local[\\/]build[\\/]main\.js/.test(args)) continue;
+    const seen = new Set();
+    for (let parent = parentOf.get(pid); parent !== undefined && !seen.has(parent); parent = parentOf.get(parent)) {
+      if (parent === rootPid) return pid;
+      seen.add(parent);
+    }
+  }
+  return null;
+}
+
+function findAppServer(rootPid) {
+  const listing = spawnSync('ps', ['-A', '-o', 'pid=,ppid=,args='], { encoding: 'utf8', timeout: 5000 });
+  return listing.status === 0 ? appServerPid(listing.stdout, rootPid) : null;
+}
+
+function isRunning(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return false;
+  }
+}
+
 /** Signal a whole process group, ignoring one that is already gone. */
 function killGroup(pid, signal) {
   try {
@@ -300,8 +343,23 @@ function main() {
       return;
     }
     stopping = signal;
-    killGroup(child.pid, signal);
-    setTimeout(() => killGroup(child.pid, 'SIGKILL'), STOP_GRACE_MS).unref();
+    // The app server first, alone: it ingests what is queued and writes it to MongoDB
+    // (imports/core/graceful-stop.js) while Meteor's tool still relays its log and Meteor's own
+    // mongod still runs; then Meteor's group. Signalled together, mongod and the tool went first.
+    const server = findAppServer(child.pid);
+    if (server === null) {
+      killGroup(child.pid, signal);
+      setTimeout(() => killGroup(child.pid, 'SIGKILL'), STOP_GRACE_MS).unref();
+      return;
+    }
+    try { process.kill(server, 'SIGTERM'); } catch (err) { /* gone already */ }
+    const since = Date.now();
+    const waitForServer = setInterval(() => {
+      if (isRunning(server) && Date.now() - since < APP_STOP_MS) return;
+      clearInterval(waitForServer);
+      killGroup(child.pid, signal);
+      setTimeout(() => killGroup(child.pid, 'SIGKILL'), STOP_GRACE_MS).unref();
+    }, 100);
   };
   let seen = '';
   const watch = (stream, out) => stream.on('data', (chunk) => {
@@ -319,7 +377,7 @@ function main() {
   // npm runs this through `sh -c`, and a SIGTERM to npm stops that shell but not us: once our
   // parent is gone (we are re-parented), stop Meteor as if signalled.
   const parent = process.ppid;
-  setInterval(() => { if (process.ppid !== parent) stop('SIGTERM'); }, 1000).unref();
+  setInterval(() => { if (process.ppid !== parent && !stopping) stop('SIGTERM'); }, 1000).unref();
   // The terminal may be gone by then: a failed write must not keep us from stopping Meteor.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
   // Whatever ends this process, leave nothing of Meteor's behind.
@@ -333,6 +391,6 @@ function main() {
   });
 }
 
-module.exports = { parseArgs, buildEnv, websocketCompressionFor, sharedDeflateOn, SHARED_DEFLATE_COMPRESSION, mongoPlan, mongoFailureInOutput, redactMongoUrl, findBundledMongod, TRANSPORTS, UsageError };
+module.exports = { parseArgs, buildEnv, websocketCompressionFor, sharedDeflateOn, SHARED_DEFLATE_COMPRESSION, mongoPlan, mongoFailureInOutput, redactMongoUrl, findBundledMongod, findMeteor, appServerPid, TRANSPORTS, UsageError };
 
 if (require.main === module) main();

@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { parseArgs, buildEnv, websocketCompressionFor, sharedDeflateOn, SHARED_DEFLATE_COMPRESSION, mongoPlan, mongoFailureInOutput, redactMongoUrl, findBundledMongod, UsageError } = require('../scripts/start');
+const { parseArgs, buildEnv, websocketCompressionFor, sharedDeflateOn, SHARED_DEFLATE_COMPRESSION, mongoPlan, mongoFailureInOutput, redactMongoUrl, findBundledMongod, appServerPid, UsageError } = require('../scripts/start');
 
 test('parseArgs: defaults, flags in both spellings, the rest passed to meteor run', () => {
   const defaults = parseArgs([], {});
@@ -158,4 +158,25 @@ test('findBundledMongod: dev_bundle beside the real meteor script (installed Met
   assert.deepEqual(findBundledMongod(path.join(dir, 'meteor')), { path: mongod, exists: false });
   fs.writeFileSync(mongod, '');
   assert.deepEqual(findBundledMongod(path.join(dir, 'meteor')), { path: mongod, exists: true });
+});
+
+test('appServerPid: the built main.js under Meteor\'s tool, not another app\'s or a stranger\'s', () => {
+  const ps = [
+    '    1     0 /sbin/init',
+    '  100     1 node /usr/lib/node_modules/npm/bin/npm-cli.js start',
+    '  200   100 node scripts/start.js',
+    '  300   200 /home/u/.meteor/packages/meteor-tool/3.5.2/mt-os.linux.x86_64/dev_bundle/bin/node tools/index.js run --settings settings.json',
+    '  310   300 /home/u/.meteor/.../dev_bundle/mongodb/bin/mongod --bind_ip 127.0.0.1 --port 3001',
+    '  320   300 /home/u/.meteor/.../dev_bundle/bin/node --no-wasm-code-gc /srv/meshpulse/.meteor/local/build/main.js',
+    // Another Meteor app on the same machine: its server is not ours to stop.
+    '  400     1 /opt/other/dev_bundle/bin/node /opt/other/.meteor/local/build/main.js',
+    'garbage line',
+  ].join('\n');
+  assert.equal(appServerPid(ps, 300), 320);
+  assert.equal(appServerPid(ps, 200), 320, 'a deeper descendant is found too');
+  assert.equal(appServerPid(ps, 999), null);
+  assert.equal(appServerPid(ps.replace(/  320 .*\n/, ''), 300), null, 'still building: no server yet');
+  assert.equal(appServerPid('', 300), null);
+  // A loop in the parent links (pid reuse while listing) ends the walk instead of spinning.
+  assert.equal(appServerPid('  5 6 node .meteor/local/build/main.js\n  6 5 x', 300), null);
 });

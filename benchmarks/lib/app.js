@@ -23,7 +23,7 @@ const { mergeSettings, DEFAULT_SETTINGS } = require('../../imports/core/settings
 const ROOT = path.resolve(__dirname, '../..');
 
 // What goes into the server bundle; benchmark and test edits must not force a rebuild.
-const BUNDLE_INPUTS = ['imports', 'server', 'client', '.meteor/packages', '.meteor/release', 'package.json', 'package-lock.json'];
+const BUNDLE_INPUTS = ['imports', 'server', 'client', '.meteor/packages', '.meteor/release', '.meteorignore', 'package.json', 'package-lock.json'];
 
 function sourceKey() {
   const tracked = execFileSync('git', ['ls-files', '-s', '--', ...BUNDLE_INPUTS], { cwd: ROOT });

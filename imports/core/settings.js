@@ -61,6 +61,9 @@ const DEFAULT_SETTINGS = {
   // Region-scoped view instances (imports/core/analytics/region-scope.js, REGION_SCOPE_DEFAULTS):
   // at most maxInstances at once, one unused for idleMs dropped, at most maxCreationsPerMinute built.
   regionScope: { maxInstances: 16, idleMs: 600000, maxCreationsPerMinute: 120 },
+  // On SIGTERM / SIGINT (imports/core/graceful-stop.js): stop the sources, ingest what is queued,
+  // write it to MongoDB (giving up after flushTimeoutMs), exit; exit anyway after deadlineMs.
+  shutdown: { deadlineMs: 15000, flushTimeoutMs: 10000 },
   cache: { ttlMs: 5000, staleWhileRevalidateMs: 30000, maxEntries: 500, viewTtlMs: {} },
   limits: { methodCallsPerSecond: 20, subscriptionsPerSecond: 10, restBodyBytes: 1024 * 1024 },
   http: { compressionThresholdBytes: 1024 },

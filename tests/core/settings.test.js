@@ -109,3 +109,11 @@ test('the simulator\'s mesh profile: default unless settings.json or MESHPULSE_S
   assert.ok(large.nodes >= 5000 && large.regions >= 4 && large.observers >= 60, `large mesh: ${JSON.stringify(large)}`);
   assert.ok(small.nodes < 500 && small.observers <= 8, `default mesh: ${JSON.stringify(small)}`);
 });
+
+test('shutdown: the flush gives up before the stop\'s deadline, so its failure is logged before the exit', () => {
+  const { shutdown } = resolveSettings({}, {});
+  assert.equal(shutdown.deadlineMs, 15000);
+  assert.equal(shutdown.flushTimeoutMs, 10000);
+  assert.ok(shutdown.flushTimeoutMs < shutdown.deadlineMs);
+  assert.equal(resolveSettings({ shutdown: { deadlineMs: 60000 } }, {}).shutdown.flushTimeoutMs, 10000, 'a partial override keeps the other default');
+});

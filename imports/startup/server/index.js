@@ -26,6 +26,7 @@ import { startPersistence } from '/imports/api/packets/persistence';
 import { createRedactor, collectSecrets } from '/imports/core/redact';
 import { buildHealth } from '/imports/core/health';
 import { observerStatusOf } from '/imports/core/observer-status';
+import { createGracefulStop } from '/imports/core/graceful-stop';
 
 // Every log line and health answer goes through this; it learns the secrets from the settings.
 const redactor = createRedactor();
@@ -217,4 +218,53 @@ Meteor.startup(async () => {
     log.info(`simulator feed on at ${simulatorSettings.ratePerSecond} reports/s (settings.sources.simulator)`);
   }
   log.info(`ready: ${viewNames.length} views, ${engine.store.size} transmissions in memory`);
+
+  // SIGTERM / SIGINT (systemd, Docker, `npm start`'s Ctrl-C, Meteor's restart on a file change):
+  // Node's default was to die at once, losing the reports still queued and the write-behind
+  // batches not yet in MongoDB, which the sources had already acknowledged. Now: free the port
+  // (a restarted server can listen while this one finishes), stop the sources (MQTT's unacked
+  // messages come again on the next connection), ingest what is queued, write it, exit.
+  const graceful = createGracefulStop({
+    deadlineMs: settings.shutdown.deadlineMs,
+    log,
+    steps: [
+      {
+        name: 'listener',
+        run: () => {
+          // Stops listening at once; open websockets stay until the exit (clients reconnect).
+          if (WebApp.httpServer && WebApp.httpServer.listening) WebApp.httpServer.close();
+          return 'port closed';
+        },
+      },
+      {
+        name: 'sources',
+        run: async () => {
+          if (simulatorFeed) simulatorFeed.stop();
+          if (mqttSources) await mqttSources.stop();
+          return [simulatorFeed && 'simulator', mqttSources && `${settings.sources.mqtt.length} MQTT broker(s)`].filter(Boolean).join(', ') || 'none';
+        },
+      },
+      {
+        name: 'pipeline',
+        run: async () => {
+          await pipeline.close();
+          const { accepted, rejected } = pipeline.stats();
+          return `queue drained (${accepted} reports accepted, ${rejected} rejected since start)`;
+        },
+      },
+      {
+        name: 'persistence',
+        run: async () => {
+          if (!persistence) return 'off';
+          if (persistence.stopRetention) persistence.stopRetention();
+          const failedBefore = persistence.stats().failed;
+          const { pending, written, failed } = await persistence.close(settings.shutdown.flushTimeoutMs);
+          const failedNow = failed - failedBefore;
+          if (pending > 0 || failedNow > 0) throw new Error(`${pending} writes not flushed and ${failedNow} failed while stopping (${written} written since start); see the warnings above`);
+          return `every write flushed (${written} since start)`;
+        },
+      },
+    ],
+  });
+  for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => graceful.stop(signal));
 });
