@@ -85,4 +85,55 @@ function createGracefulStop({ steps, deadlineMs = GRACEFUL_STOP_DEFAULTS.deadlin
   };
 }
 
-module.exports = { createGracefulStop, GRACEFUL_STOP_DEFAULTS };
+/**
+ * The server's stop steps, in order (each part may be null when the server runs without it):
+ *   listener     `closeListener()`: stop accepting connections (a restarted server can listen)
+ *   sources      the simulator, then MQTT with `stop({ graceful: true })`: PUBACKs of what was
+ *                ingested go out and the connection closes cleanly, so a persistent session's
+ *                next connection gets exactly what this one did not take
+ *   pipeline     ingest everything still queued (`close()`)
+ *   persistence  write every pending batch to MongoDB (`close(flushTimeoutMs)`); an error when
+ *                some could not be written
+ */
+function serverStopSteps({ closeListener = null, simulatorFeed = null, mqttSources = null, pipeline, persistence = null, flushTimeoutMs = 10000 }) {
+  return [
+    {
+      name: 'listener',
+      run: () => {
+        if (closeListener) closeListener();
+        return closeListener ? 'port closed' : 'none';
+      },
+    },
+    {
+      name: 'sources',
+      run: async () => {
+        if (simulatorFeed) simulatorFeed.stop();
+        if (mqttSources) await mqttSources.stop({ graceful: true });
+        const brokers = mqttSources ? mqttSources.stats().length : 0;
+        return [simulatorFeed && 'simulator', mqttSources && `${brokers} MQTT broker${brokers === 1 ? '' : 's'}`].filter(Boolean).join(', ') || 'none';
+      },
+    },
+    {
+      name: 'pipeline',
+      run: async () => {
+        await pipeline.close();
+        const { accepted, rejected } = pipeline.stats();
+        return `queue drained (${accepted} reports accepted, ${rejected} rejected since start)`;
+      },
+    },
+    {
+      name: 'persistence',
+      run: async () => {
+        if (!persistence) return 'off';
+        if (persistence.stopRetention) persistence.stopRetention();
+        const failedBefore = persistence.stats().failed;
+        const { pending, written, failed } = await persistence.close(flushTimeoutMs);
+        const failedNow = failed - failedBefore;
+        if (pending > 0 || failedNow > 0) throw new Error(`${pending} writes not flushed and ${failedNow} failed while stopping (${written} written since start); see the warnings above`);
+        return `every write flushed (${written} since start)`;
+      },
+    },
+  ];
+}
+
+module.exports = { createGracefulStop, serverStopSteps, GRACEFUL_STOP_DEFAULTS };

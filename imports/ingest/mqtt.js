@@ -81,6 +81,8 @@ const SYS_TOPICS = Object.freeze({
 
 // Back-pressure is checked once per this many messages (queue stats are not free).
 const BACKPRESSURE_CHECK_EVERY = 128;
+// A graceful stop's clean disconnect waits at most this long, then drops the connection.
+const GRACEFUL_END_MS = 2000;
 
 // Messages per second are averaged over this many seconds.
 const RATE_WINDOW_SECONDS = 10;
@@ -384,6 +386,7 @@ function createMqttSources(options = {}) {
     let timer = null;
     let lastDropped = null;
     let sinceCheck = 0;
+    let leaving = false; // a graceful stop has begun (stop({ graceful: true }))
 
     const tls = tlsOptions(broker.tls, index); // a missing certificate file is a configuration error: throw
     let client;
@@ -487,18 +490,35 @@ function createMqttSources(options = {}) {
       const keepalive = client.keepaliveManager;
       if (keepalive && typeof keepalive.counter === 'number' && keepalive.counter > 1) keepalive.counter = 1;
     };
+    let held = 0;
+    let heldReleased = null; // resolves a graceful stop's wait once nothing is held
+    const release = () => {
+      held--;
+      if (held === 0 && heldReleased !== null) {
+        const resolve = heldReleased;
+        heldReleased = null;
+        resolve();
+      }
+    };
     client.handleMessage = (packet, callback) => {
+      // Stopping: a QoS 1/2 message that came in since is neither ingested (the 'message'
+      // handler skipped it) nor acknowledged, so the broker sends it to the next session.
+      if (leaving && packet && packet.qos > 0) return callback(ACKED_BY_SOURCE);
       connectionAlive();
       if (packet && packet.qos > 1) corkAcks();
       if (++sinceCheck < BACKPRESSURE_CHECK_EVERY) return complete(packet, callback);
       sinceCheck = 0;
-      if (queueDepth() <= broker.highWater) return setImmediate(() => complete(packet, callback));
+      // A completion put off (one turn, or until the queue drains) is `held`: the message is
+      // ingested but not yet acknowledged, and a graceful stop waits for its PUBACK.
+      held++;
+      if (queueDepth() <= broker.highWater) return setImmediate(() => { complete(packet, callback); release(); });
       state.backpressurePauses++;
       // Nothing is read while we wait, the PINGRESP neither: our wait is no sign of a dead connection.
       const keepAlive = setInterval(connectionAlive, Math.max(100, broker.keepaliveSeconds * 250));
       const resume = () => {
         clearInterval(keepAlive);
         complete(packet, callback);
+        release();
       };
       return Promise.resolve(pipeline.drain()).then(resume, resume);
     };
@@ -589,6 +609,8 @@ function createMqttSources(options = {}) {
         recordStatus(parseStatusMessage(topic, payload), label);
         return;
       }
+      // Stopping gracefully: left unacknowledged for the next session (handleMessage above).
+      if (leaving && packet && packet.qos > 0) return;
       // Packets, and topics we can't read (counted as bad_topic by the pipeline).
       // QoS 0 is at most once: never re-delivered, so not worth an identity.
       if (recent.capacity > 0 && !(packet && packet.qos === 0) && recent.seen(messageIdentity(topic, payload))) {
@@ -600,11 +622,29 @@ function createMqttSources(options = {}) {
       if (result && result.error) state.rejected++;
     });
 
-    async function stop() {
+    /**
+     * `graceful`: the server is stopping and another session will follow (a restart). The
+     * PUBACKs of every message already ingested go out first and the connection is closed
+     * cleanly (at most GRACEFUL_END_MS), so the broker sends the next session only what we did
+     * not take: none lost with a persistent session, none ingested twice. Otherwise (tests, a
+     * broker that may be gone) the connection is dropped at once.
+     */
+    async function stop({ graceful = false } = {}) {
       clearTimeout(timer);
       timer = null;
-      // force: don't wait for in-flight acks from a broker that may be gone.
-      await client.endAsync(true).catch(() => {});
+      if (graceful && client.connected) {
+        leaving = true;
+        let timeout;
+        const deadline = new Promise((resolve) => { timeout = setTimeout(() => resolve(false), GRACEFUL_END_MS); });
+        if (held > 0) await Promise.race([new Promise((resolve) => { heldReleased = resolve; }), deadline]);
+        flushAcks();
+        const ended = await Promise.race([client.endAsync(false).then(() => true, () => false), deadline]);
+        clearTimeout(timeout);
+        if (!ended) await client.endAsync(true).catch(() => {});
+      } else {
+        // force: don't wait for in-flight acks from a broker that may be gone.
+        await client.endAsync(true).catch(() => {});
+      }
       state.connected = false;
       state.subscribed = false;
       state.nextReconnectMs = null;
@@ -644,9 +684,10 @@ function createMqttSources(options = {}) {
     /** Latest status per observer, as the observers published it. */
     observerStatus: () => Array.from(observerStatus.values(), (status) => ({ ...status })),
     clients: () => sources.map((source) => source.client),
-    async stop() {
+    /** Disconnect every broker; `{ graceful: true }` when the server stops (see each source's stop). */
+    async stop(options = {}) {
       stopped = true;
-      await Promise.all(sources.map((source) => source.stop()));
+      await Promise.all(sources.map((source) => source.stop(options)));
     },
   };
 }

@@ -7,7 +7,7 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { createGracefulStop, GRACEFUL_STOP_DEFAULTS } = require('../../imports/core/graceful-stop');
+const { createGracefulStop, serverStopSteps, GRACEFUL_STOP_DEFAULTS } = require('../../imports/core/graceful-stop');
 
 function recorder() {
   const lines = [];
@@ -134,4 +134,39 @@ test('bad arguments are refused by name', () => {
     assert.throws(() => createGracefulStop({ steps: [], deadlineMs: bad }), (err) => err instanceof RangeError && /shutdown\.deadlineMs/.test(err.message), String(bad));
   }
   assert.equal(GRACEFUL_STOP_DEFAULTS.deadlineMs, 15000);
+});
+
+test('serverStopSteps: listener, sources (MQTT asked for a graceful stop), pipeline, persistence, in that order', async () => {
+  const calls = [];
+  const steps = serverStopSteps({
+    closeListener: () => calls.push('listener'),
+    simulatorFeed: { stop: () => calls.push('simulator') },
+    mqttSources: { stop: async (options) => calls.push(`mqtt ${JSON.stringify(options)}`), stats: () => [{}, {}] },
+    pipeline: { close: async () => calls.push('pipeline'), stats: () => ({ accepted: 7, rejected: 1 }) },
+    persistence: {
+      stopRetention: () => calls.push('retention'),
+      stats: () => ({ failed: 2 }),
+      close: async (timeoutMs) => { calls.push(`persistence ${timeoutMs}`); return { pending: 0, written: 40, failed: 2 }; },
+    },
+    flushTimeoutMs: 1234,
+  });
+  const summaries = [];
+  for (const step of steps) summaries.push(`${step.name}: ${await step.run()}`);
+  assert.deepEqual(calls, ['listener', 'simulator', 'mqtt {"graceful":true}', 'pipeline', 'retention', 'persistence 1234']);
+  assert.deepEqual(summaries, [
+    'listener: port closed',
+    'sources: simulator, 2 MQTT brokers',
+    'pipeline: queue drained (7 reports accepted, 1 rejected since start)',
+    // Two writes failed before the stop (an earlier outage): not the stop's failure.
+    'persistence: every write flushed (40 since start)',
+  ]);
+});
+
+test('serverStopSteps: writes left or failed while stopping make the persistence step fail, saying how many', async () => {
+  const persistence = { stats: () => ({ failed: 0 }), close: async () => ({ pending: 3, written: 10, failed: 5 }) };
+  const steps = serverStopSteps({ pipeline: { close: async () => {}, stats: () => ({ accepted: 0, rejected: 0 }) }, persistence });
+  const step = steps.find((s) => s.name === 'persistence');
+  await assert.rejects(step.run(), /3 writes not flushed and 5 failed while stopping \(10 written since start\)/);
+  const without = serverStopSteps({ pipeline: { close: async () => {}, stats: () => ({ accepted: 0, rejected: 0 }) } });
+  assert.deepEqual(await Promise.all(without.map((s) => s.run())), ['none', 'none', 'queue drained (0 reports accepted, 0 rejected since start)', 'off']);
 });

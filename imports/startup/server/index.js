@@ -26,7 +26,7 @@ import { startPersistence } from '/imports/api/packets/persistence';
 import { createRedactor, collectSecrets } from '/imports/core/redact';
 import { buildHealth } from '/imports/core/health';
 import { observerStatusOf } from '/imports/core/observer-status';
-import { createGracefulStop } from '/imports/core/graceful-stop';
+import { createGracefulStop, serverStopSteps } from '/imports/core/graceful-stop';
 
 // Every log line and health answer goes through this; it learns the secrets from the settings.
 const redactor = createRedactor();
@@ -227,44 +227,15 @@ Meteor.startup(async () => {
   const graceful = createGracefulStop({
     deadlineMs: settings.shutdown.deadlineMs,
     log,
-    steps: [
-      {
-        name: 'listener',
-        run: () => {
-          // Stops listening at once; open websockets stay until the exit (clients reconnect).
-          if (WebApp.httpServer && WebApp.httpServer.listening) WebApp.httpServer.close();
-          return 'port closed';
-        },
-      },
-      {
-        name: 'sources',
-        run: async () => {
-          if (simulatorFeed) simulatorFeed.stop();
-          if (mqttSources) await mqttSources.stop();
-          return [simulatorFeed && 'simulator', mqttSources && `${settings.sources.mqtt.length} MQTT broker(s)`].filter(Boolean).join(', ') || 'none';
-        },
-      },
-      {
-        name: 'pipeline',
-        run: async () => {
-          await pipeline.close();
-          const { accepted, rejected } = pipeline.stats();
-          return `queue drained (${accepted} reports accepted, ${rejected} rejected since start)`;
-        },
-      },
-      {
-        name: 'persistence',
-        run: async () => {
-          if (!persistence) return 'off';
-          if (persistence.stopRetention) persistence.stopRetention();
-          const failedBefore = persistence.stats().failed;
-          const { pending, written, failed } = await persistence.close(settings.shutdown.flushTimeoutMs);
-          const failedNow = failed - failedBefore;
-          if (pending > 0 || failedNow > 0) throw new Error(`${pending} writes not flushed and ${failedNow} failed while stopping (${written} written since start); see the warnings above`);
-          return `every write flushed (${written} since start)`;
-        },
-      },
-    ],
+    steps: serverStopSteps({
+      // Stops listening at once; open websockets stay until the exit (clients reconnect).
+      closeListener: () => { if (WebApp.httpServer && WebApp.httpServer.listening) WebApp.httpServer.close(); },
+      simulatorFeed,
+      mqttSources,
+      pipeline,
+      persistence,
+      flushTimeoutMs: settings.shutdown.flushTimeoutMs,
+    }),
   });
   for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => graceful.stop(signal));
 });
