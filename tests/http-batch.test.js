@@ -503,3 +503,19 @@ test(`hostile bodies (${PER_CLASS} per class): random bytes, deep nesting, huge 
   t.diagnostic(JSON.stringify(report));
   if (process.env.MESHPULSE_HOSTILE_PER_CLASS) console.log(JSON.stringify(report, null, 2));
 });
+
+test('http: while the server is stopping (pipeline closed) a batch gets 503 with Retry-After, nothing counted as rejected', async (t) => {
+  const { url, pipeline, bodies, engine } = await startHttp(t);
+  const before = await post(url, { body: JSON.stringify(bodies.slice(0, 5)), headers: authed() });
+  assert.equal(before.status, 202);
+  await pipeline.close();
+  assert.equal(pipeline.closed, true);
+  const during = await post(url, { body: JSON.stringify(bodies.slice(5, 10)), headers: authed() });
+  assert.equal(during.status, 503);
+  assert.equal(during.headers.get('retry-after'), '5');
+  assert.equal(during.json.error, 'stopping');
+  assert.equal(pipeline.stats().rejected, 0, 'a report sent while stopping is not bad input');
+  assert.equal(engine.store.stats().observations, 5);
+  // The key is still checked first: a stopping server tells nothing to a stranger.
+  assert.equal((await post(url, { body: '[]', headers: { 'content-type': 'application/json' } })).status, 401);
+});

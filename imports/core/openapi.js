@@ -282,6 +282,7 @@ function buildOpenApiDocument({ views = VIEW_DEFINITIONS, limits = {}, batch = {
         401: errorResponse('API key missing or wrong'),
         405: errorResponse('not POST'),
         413: errorResponse('body or batch over the limit'),
+        503: errorResponse('the server is stopping: nothing was taken, send the batch again (Retry-After: 5)'),
       },
     },
   };

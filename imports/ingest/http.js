@@ -15,7 +15,8 @@
  *           ingested or refused: results has one entry per item in body order, errors details
  *           the first 20 rejections; a bad item never loses the good ones.
  *           400 body that cannot be parsed (syntax, nesting deeper than maxDepth), 401 missing or
- *           wrong key, 405 not POST, 413 body or batch over the limit.
+ *           wrong key, 405 not POST, 413 body or batch over the limit, 503 (Retry-After: 5) while
+ *           the server is stopping.
  *           Every response is JSON: { error, message } on failure.
  */
 const crypto = require('crypto');
@@ -167,6 +168,12 @@ function createPacketsHandler(options = {}) {
     }
     const body = await readLimitedBody(req, res, maxBodyBytes);
     if (body === null) return;
+    // The server is stopping (imports/core/graceful-stop.js): nothing is taken, so say "later"
+    // rather than rejecting every report as if it were bad (a client retries a 503).
+    if (pipeline.closed === true) {
+      sendError(res, 503, 'stopping', 'the server is stopping and takes no reports now; send them again in a few seconds', { 'retry-after': '5' });
+      return;
+    }
 
     const contentType = String(req.headers['content-type'] || '').split(';')[0].trim().toLowerCase();
     const parsed = parseBatch(body.toString('utf8'), { ndjson: NDJSON_TYPES.includes(contentType), ...batchLimits });

@@ -345,6 +345,10 @@ function createPipeline(options = {}) {
     stats,
     /** Resolves once everything submitted so far is ingested or rejected (part-filled batches start now). */
     drain: () => Promise.all([queue.flush(), directSettled()]).then(() => {}),
+    /** Whether close() was called: the server is stopping and takes no more input. */
+    get closed() {
+      return closed;
+    },
     /** Refuse further input, finish what is queued. */
     close() {
       closed = true;

@@ -124,7 +124,7 @@ test('every view has its GET path with each param typed from its params spec', (
 test('ingest, decode, health and the spec itself are described with the configured limits', () => {
   const doc = build();
   const ingest = doc.paths['/api/packets'].post;
-  assert.deepEqual(Object.keys(ingest.responses).sort(), ['202', '400', '401', '405', '413']);
+  assert.deepEqual(Object.keys(ingest.responses).sort(), ['202', '400', '401', '405', '413', '503']);
   assert.ok(ingest.security.length === 2);
   assert.match(ingest.description, /4096 bytes/);
   assert.match(ingest.description, /more than 3 reports/);
