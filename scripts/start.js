@@ -274,6 +274,14 @@ function isRunning(pid) {
   }
 }
 
+/**
+ * Meteor's tool output with the lines it prints when the app server exits, which after our own
+ * SIGTERM are not news ("Exited with code: 0", "Your application is crashing..."). Pure.
+ */
+function withoutStopNoise(text) {
+  return text.split(/(?<=\n)/).filter((line) => !/^=> (Exited with code: \d+|Your application is crashing\. Waiting for file change\.)\s*$/.test(line)).join('');
+}
+
 /** Signal a whole process group, ignoring one that is already gone. */
 function killGroup(pid, signal) {
   try {
@@ -363,8 +371,13 @@ function main() {
   };
   let seen = '';
   const watch = (stream, out) => stream.on('data', (chunk) => {
+    if (stopping) {
+      // We stopped the app server ourselves: Meteor's tool calls that a crash. Not to alarm anyone.
+      const text = withoutStopNoise(chunk.toString());
+      if (text) out.write(text);
+      return;
+    }
     out.write(chunk);
-    if (stopping) return;
     seen = (seen + chunk.toString()).slice(-4096);
     const failure = mongoFailureInOutput(seen, env);
     if (failure) stop('SIGTERM', failure);
@@ -391,6 +404,6 @@ function main() {
   });
 }
 
-module.exports = { parseArgs, buildEnv, websocketCompressionFor, sharedDeflateOn, SHARED_DEFLATE_COMPRESSION, mongoPlan, mongoFailureInOutput, redactMongoUrl, findBundledMongod, findMeteor, appServerPid, TRANSPORTS, UsageError };
+module.exports = { parseArgs, buildEnv, websocketCompressionFor, sharedDeflateOn, SHARED_DEFLATE_COMPRESSION, mongoPlan, mongoFailureInOutput, redactMongoUrl, findBundledMongod, findMeteor, appServerPid, withoutStopNoise, TRANSPORTS, UsageError };
 
 if (require.main === module) main();

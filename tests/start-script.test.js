@@ -8,7 +8,7 @@ const assert = require('node:assert/strict');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { parseArgs, buildEnv, websocketCompressionFor, sharedDeflateOn, SHARED_DEFLATE_COMPRESSION, mongoPlan, mongoFailureInOutput, redactMongoUrl, findBundledMongod, appServerPid, UsageError } = require('../scripts/start');
+const { parseArgs, buildEnv, websocketCompressionFor, sharedDeflateOn, SHARED_DEFLATE_COMPRESSION, mongoPlan, mongoFailureInOutput, redactMongoUrl, findBundledMongod, appServerPid, withoutStopNoise, UsageError } = require('../scripts/start');
 
 test('parseArgs: defaults, flags in both spellings, the rest passed to meteor run', () => {
   const defaults = parseArgs([], {});
@@ -179,4 +179,12 @@ test('appServerPid: the built main.js under Meteor\'s tool, not another app\'s o
   assert.equal(appServerPid('', 300), null);
   // A loop in the parent links (pid reuse while listing) ends the walk instead of spinning.
   assert.equal(appServerPid('  5 6 node .meteor/local/build/main.js\n  6 5 x', 300), null);
+});
+
+test('withoutStopNoise: after our own stop, Meteor\'s "crashing" lines go, the app\'s own lines stay', () => {
+  const output = 'I20261128-21:52:17.184(0)? [meshpulse] stopped in 0.0 s\n=> Exited with code: 0\n=> Your application is crashing. Waiting for file change.\n';
+  assert.equal(withoutStopNoise(output), 'I20261128-21:52:17.184(0)? [meshpulse] stopped in 0.0 s\n');
+  assert.equal(withoutStopNoise('=> Exited with code: 1\n'), '', 'an exit code is the server\'s own log to tell');
+  assert.equal(withoutStopNoise('=> Meteor server restarted\n'), '=> Meteor server restarted\n');
+  assert.equal(withoutStopNoise('partial line without newline'), 'partial line without newline');
 });
