@@ -79,10 +79,10 @@ function reportKeyOf(message) {
 }
 
 /** Engine + pipeline + MQTT sources for one broker entry; `distinct` holds every report key ingested. */
-function meshpulse(broker, messagesFor = null, extra = {}) {
+function meshpulse(broker, messagesFor = null, extra = {}, pipelineOptions = {}) {
   const engine = createEngine({ channels: messagesFor ? messagesFor.channels : [] });
   const distinct = new Set();
-  const pipeline = createPipeline({ engine, onIngest: (result, report) => distinct.add(`${report.observerId}|${report.observerTime}|${report.raw}`) });
+  const pipeline = createPipeline({ engine, onIngest: (result, report) => distinct.add(`${report.observerId}|${report.observerTime}|${report.raw}`), ...pipelineOptions });
   const log = silentLog();
   const sources = createMqttSources({ brokers: [broker], pipeline, log, reconnect: { minMs: 50, maxMs: 300 }, ...extra });
   return { engine, pipeline, sources, log, distinct, stats: () => sources.stats()[0] };
@@ -264,12 +264,16 @@ brokerTest('mosquitto: restarts mid-stream lose nothing with the persistent sess
 // The server's graceful stop (imports/core/graceful-stop.js) with MQTT: a restart in the middle of
 // a stream, the broker up all along. The first server's ingested messages are acknowledged before
 // it disconnects, the rest wait at the broker for the second: every report once, none twice.
-for (const graceful of [true, false]) {
-  brokerTest(`mosquitto: a server restarted mid-stream ${graceful ? 'with the graceful stop takes every message once' : 'by dropping the connection loses none (persistent session)'} (QoS 1)`, async (t) => {
+// `slow`: the first server writes 20 reports per 400 ms, so back-pressure holds messages
+// (ingested, not yet acknowledged) for longer than the MQTT stop waits (GRACEFUL_END_MS).
+for (const [graceful, slow] of [[true, false], [true, true], [false, false]]) {
+  brokerTest(`mosquitto: a server restarted mid-stream ${graceful ? `with the graceful stop takes every message once${slow ? ', back-pressure holding messages at the stop' : ''}` : 'by dropping the connection loses none (persistent session)'} (QoS 1)`, async (t) => {
     const broker = await startMosquitto(DOCUMENTED);
     const traffic = simulatorMessages(4000, 47);
     const entry = { url: broker.url, session: 'persistent' };
-    const first = meshpulse(entry, traffic);
+    const first = slow
+      ? meshpulse({ ...entry, highWater: 20 }, traffic, {}, { persistence: { recordIngest: () => sleep(400), recordDropped: () => {} }, queue: { batchSize: 20, maxConcurrency: 1 } })
+      : meshpulse(entry, traffic);
     const pub = await publisher(broker.url);
     let second = null;
     t.after(async () => {
@@ -280,7 +284,8 @@ for (const graceful of [true, false]) {
     });
     await waitFor(() => first.stats().subscribed, 'subscription');
     const sending = burst(pub, traffic.messages, 1);
-    await waitFor(() => first.distinct.size >= 1000, 'the first server ingesting');
+    await waitFor(() => first.distinct.size >= (slow ? 300 : 1000), 'the first server ingesting');
+    if (slow) assert.ok(first.stats().backpressurePauses > 0, 'back-pressure held messages');
     const exits = [];
     const steps = serverStopSteps({ mqttSources: graceful ? first.sources : { stop: () => first.sources.stop(), stats: () => first.sources.stats() }, pipeline: first.pipeline });
     assert.equal(await createGracefulStop({ steps, log: silentLog(), exit: (code) => exits.push(code) }).stop('SIGTERM'), 0);
@@ -294,7 +299,7 @@ for (const graceful of [true, false]) {
     await second.pipeline.drain();
     await sleep(300); // any re-delivery of what the first took would have come by now
     const twice = [...second.distinct].filter((key) => taken.has(key)).length;
-    t.diagnostic(`${graceful ? 'graceful' : 'dropped'}: first took ${taken.size}, second ${second.distinct.size}, ${twice} ingested by both; second session resumed: ${second.stats().sessionPresent}`);
+    t.diagnostic(`${graceful ? 'graceful' : 'dropped'}${slow ? ' (back-pressure)' : ''}: first took ${taken.size}, second ${second.distinct.size}, ${twice} ingested by both; second session resumed: ${second.stats().sessionPresent}`);
     assert.equal(second.stats().sessionPresent, true);
     if (graceful) assert.equal(twice, 0, 'no report ingested by both servers');
   });

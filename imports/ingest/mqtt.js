@@ -492,6 +492,7 @@ function createMqttSources(options = {}) {
     };
     let held = 0;
     let heldReleased = null; // resolves a graceful stop's wait once nothing is held
+    const heldByBackpressure = new Set(); // their resume()s: a graceful stop acknowledges them at once
     const release = () => {
       held--;
       if (held === 0 && heldReleased !== null) {
@@ -515,11 +516,16 @@ function createMqttSources(options = {}) {
       state.backpressurePauses++;
       // Nothing is read while we wait, the PINGRESP neither: our wait is no sign of a dead connection.
       const keepAlive = setInterval(connectionAlive, Math.max(100, broker.keepaliveSeconds * 250));
+      let resumed = false;
       const resume = () => {
+        if (resumed) return;
+        resumed = true;
+        heldByBackpressure.delete(resume);
         clearInterval(keepAlive);
         complete(packet, callback);
         release();
       };
+      heldByBackpressure.add(resume);
       return Promise.resolve(pipeline.drain()).then(resume, resume);
     };
 
@@ -636,6 +642,11 @@ function createMqttSources(options = {}) {
         leaving = true;
         let timeout;
         const deadline = new Promise((resolve) => { timeout = setTimeout(() => resolve(false), GRACEFUL_END_MS); });
+        // A message held by back-pressure is ingested (queued); it waits only to slow the broker
+        // down. The server drains its queue before it exits, so acknowledge it now rather than
+        // after a drain that may outlast GRACEFUL_END_MS (its PUBACK would then be lost, and the
+        // next server would ingest it again).
+        for (const resume of [...heldByBackpressure]) resume();
         if (held > 0) await Promise.race([new Promise((resolve) => { heldReleased = resolve; }), deadline]);
         flushAcks();
         const ended = await Promise.race([client.endAsync(false).then(() => true, () => false), deadline]);
