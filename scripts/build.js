@@ -15,7 +15,7 @@
  *                      compression and DDP transport `npm start` would set, a heap limit sized to
  *                      the memory budget); edit it: a rebuild keeps it
  *   settings.json      a copy of the settings (kept too on a rebuild)
- *   start.sh           starts the server in the foreground (`exec node main.js`, so a service
+ *   start.sh           starts the server in the foreground (`exec $NODE main.js`, so a service
  *                      manager's SIGTERM reaches it and its graceful stop writes what is queued)
  *   meshpulse.service  a systemd unit that runs start.sh
  * A built server has no MongoDB of its own: start.sh refuses to start without MONGO_URL.
@@ -65,11 +65,13 @@ function heapLimitMB(memoryBudgetMB) {
 }
 
 /** The text of meshpulse.env. `variables`: buildEnv()'s values for SERVER_VARIABLES. Pure. */
-function envFileText({ port, variables, heapMB, builtWith, date }) {
+function envFileText({ port, variables, heapMB, builtWith, date, nodePath = null }) {
   const lines = [
     '# MeshPulse server variables, read by start.sh; a variable already set in the environment wins.',
     `# Written by \`npm run build\` (${builtWith}) on ${date}; a rebuild keeps this file as you edit it.`,
     '#',
+    '# The node that runs the server (a service manager\'s PATH often lacks nvm\'s or a tarball\'s).',
+    nodePath ? `NODE=${nodePath}` : '# NODE=/usr/bin/node',
     '# MongoDB, required: a built server has no MongoDB of its own (mongodb://host:27017/meshpulse).',
     'MONGO_URL=',
     '# The address browsers use; Meteor builds its absolute URLs from it.',
@@ -121,18 +123,19 @@ if [ -z "\${MONGO_URL:-}" ]; then
   echo "start.sh: set MONGO_URL in $here/meshpulse.env (or in the environment): a built MeshPulse has no MongoDB of its own" >&2
   exit 1
 fi
-if ! command -v node >/dev/null 2>&1; then
-  echo "start.sh: node is not on the PATH; this build runs on Node ${nodeMajor}" >&2
+node=\${NODE:-node}
+if ! command -v "$node" >/dev/null 2>&1; then
+  echo "start.sh: $node not found (set NODE in meshpulse.env to a Node ${nodeMajor} executable)" >&2
   exit 1
 fi
-major=$(node -p 'process.versions.node.split(".")[0]')
+major=$("$node" -p 'process.versions.node.split(".")[0]')
 if [ "$major" != "${nodeMajor}" ]; then
   echo "start.sh: warning: this build was made for Node ${nodeMajor} (its Meteor's); this node is $major" >&2
 fi
 METEOR_SETTINGS=$(cat "$here/settings.json")
 export METEOR_SETTINGS
 cd "$here/bundle"
-exec node main.js
+exec "$node" main.js
 `;
 }
 
@@ -243,7 +246,10 @@ function main() {
   const memoryBudgetMB = settings.store && settings.store.memoryBudgetMB;
   // settings.json may hold the API key and broker passwords: readable by its owner only.
   write('settings.json', fs.readFileSync(settingsFile, 'utf8'), 0o600);
-  write('meshpulse.env', envFileText({ port, variables, heapMB: heapLimitMB(memoryBudgetMB), builtWith, date: new Date().toISOString() }), 0o600);
+  // The node running this build, when it is the bundle's major version: written as NODE so that a
+  // service manager (whose PATH lacks nvm's) starts the right one.
+  const nodePath = process.versions.node.split('.')[0] === nodeVersion.split('.')[0] ? process.execPath : null;
+  write('meshpulse.env', envFileText({ port, variables, heapMB: heapLimitMB(memoryBudgetMB), builtWith, date: new Date().toISOString(), nodePath }), 0o600);
   write('start.sh', startScriptText({ nodeMajor: nodeVersion.split('.')[0], builtWith }), 0o755);
   write('meshpulse.service', serviceUnitText({ out, user: os.userInfo().username }), 0o644);
   fs.writeFileSync(path.join(out, MARKER), `${JSON.stringify({ builtAt: new Date().toISOString(), meteor: meteor.version, node: nodeVersion, source: ROOT }, null, 2)}\n`);

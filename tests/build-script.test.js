@@ -60,6 +60,8 @@ test('envFileText: MONGO_URL left for the operator, the port, npm start\'s compr
     NODE_OPTIONS: '--max-old-space-size=1024',
   });
   assert.match(text, /Meteor 3\.5\.2, Node 22\.1\.0/);
+  assert.match(text, /^# NODE=\/usr\/bin\/node$/m, 'no node of the build\'s major: a hint only');
+  assert.match(envFileText({ port: '3000', variables: {}, heapMB: 1024, builtWith: 'x', date: 'd', nodePath: '/home/op/.nvm/versions/node/v22.11.0/bin/node' }), /^NODE=\/home\/op\/\.nvm\/versions\/node\/v22\.11\.0\/bin\/node$/m);
 });
 
 test('serviceUnitText: runs start.sh from the build folder, quoted when the path has spaces', () => {
@@ -117,6 +119,17 @@ test('start.sh: loads meshpulse.env with the environment winning, hands over the
   const otherNode = start({ FAKE_NODE_MAJOR: '18' });
   assert.equal(otherNode.status, 0);
   assert.match(otherNode.stderr, /warning: this build was made for Node \d+ .* this node is 18/);
+
+  // NODE picks the executable (a service manager's PATH lacks nvm's); a wrong one is named.
+  const elsewhere = path.join(out, 'nvm-node');
+  fs.copyFileSync(path.join(out, 'fake-bin', 'node'), elsewhere);
+  fs.chmodSync(elsewhere, 0o755);
+  const chosen = spawnSync(path.join(out, 'start.sh'), [], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', NODE: elsewhere } });
+  assert.equal(chosen.status, 0, chosen.stderr);
+  assert.equal(reported(chosen.stdout).args, 'main.js');
+  const missing = spawnSync(path.join(out, 'start.sh'), [], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', NODE: '/nowhere/node' } });
+  assert.equal(missing.status, 1);
+  assert.match(missing.stderr, /\/nowhere\/node not found \(set NODE in meshpulse\.env/);
 });
 
 test('start.sh: refuses to start without MONGO_URL, and on a line that is not an assignment, saying why', { skip: !hasSh && 'needs sh' }, (t) => {
@@ -162,6 +175,8 @@ esac
   assert.match(env, /^PORT=3100$/m);
   assert.match(env, /^SERVER_WEBSOCKET_COMPRESSION=\{"level":6,"memLevel":8,"maxWindowBits":15\}$/m);
   assert.match(fs.readFileSync(path.join(out, 'start.sh'), 'utf8'), /made for Node 22 /);
+  if (process.versions.node.split('.')[0] !== '22') assert.match(env, /^# NODE=/m, 'this node is not the bundle\'s major: not written as NODE');
+  else assert.match(env, new RegExp(`^NODE=${process.execPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
   assert.equal(JSON.parse(fs.readFileSync(path.join(out, MARKER), 'utf8')).meteor, 'Meteor 3.5.2');
   assert.match(first.stdout, /set MONGO_URL \(and ROOT_URL\) in .*meshpulse\.env/);
 
