@@ -79,6 +79,8 @@ function envFileText({ port, variables, heapMB, builtWith, date, nodePath = null
     `PORT=${port}`,
     '# Listen on every interface (the default); 127.0.0.1 behind a reverse proxy.',
     '# BIND_IP=127.0.0.1',
+    '# Behind one reverse proxy (README, "Behind HTTPS"): clients\' addresses from X-Forwarded-For.',
+    '# HTTP_FORWARDED_COUNT=1',
   ];
   const notes = {
     SERVER_WEBSOCKET_COMPRESSION: '# permessage-deflate, as `npm start` sets it (README, "Websocket and HTTP compression").',
