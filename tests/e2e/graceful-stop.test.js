@@ -10,41 +10,25 @@
  */
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const fs = require('fs');
+const { spawnSync } = require('child_process');
 const { MongoClient } = require('mongodb');
 const { startApp, MeteorUnavailableError } = require('../helpers/meteor-app');
 const { createSimulator } = require('../../imports/core/simulate');
 const { postPackets } = require('../helpers/app-documents');
 const { waitUntil } = require('../helpers/async');
+const { appServerPid } = require('../../scripts/start');
 
-/** The app server under `meteor run` (pid `toolPid`): the descendant running the built main.js. Linux (/proc). */
-function appServerPid(toolPid) {
-  const parentOf = new Map();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch (err) { /* gone meanwhile */ }
-  }
-  const isDescendant = (pid) => {
-    for (let p = parentOf.get(pid); p !== undefined && p > 1; p = parentOf.get(p)) if (p === toolPid) return true;
-    return false;
-  };
-  for (const pid of parentOf.keys()) {
-    if (!isDescendant(pid)) continue;
-    let cmdline = '';
-    try { cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'); } catch (err) { continue; }
-    if (/\.meteor\/local\/build\/main\.js/.test(cmdline)) return pid;
-  }
-  return null;
+/** The app server under `meteor run` (pid `toolPid`): found as `npm start` finds it (scripts/start.js). */
+function appServerOf(toolPid) {
+  const listing = spawnSync('ps', ['-A', '-o', 'pid=,ppid=,args='], { encoding: 'utf8' });
+  return listing.status === 0 ? appServerPid(listing.stdout, toolPid) : null;
 }
 
 const alive = (pid) => {
   try { process.kill(pid, 0); return true; } catch (err) { return false; }
 };
 
-test('SIGTERM: every report HTTP accepted is in MongoDB after the stop, and the server exits on its own', { timeout: 15 * 60 * 1000, skip: process.platform !== 'linux' && 'finds the app process through /proc' }, async (t) => {
+test('SIGTERM: every report HTTP accepted is in MongoDB after the stop, and the server exits on its own', { timeout: 15 * 60 * 1000, skip: process.platform === 'win32' && 'finds the app server with ps and signals it' }, async (t) => {
   let app;
   try {
     // Small write-behind batches: many writes are still on their way when the signal comes.
@@ -59,7 +43,7 @@ test('SIGTERM: every report HTTP accepted is in MongoDB after the stop, and the 
   }
   const mongo = new MongoClient(app.mongoUrl);
   try {
-    const serverPid = appServerPid(app.pid);
+    const serverPid = appServerOf(app.pid);
     assert.ok(serverPid, 'found the app server process under meteor run');
     const sim = createSimulator({ seed: 31 });
     let newTransmissions = 0;
