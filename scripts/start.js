@@ -24,6 +24,7 @@ const os = require('os');
 const path = require('path');
 const { spawn, spawnSync } = require('child_process');
 const { websocketCompressionEnv, DEFAULT_PRESET, parseRelease, SHARED_DEFLATE_COMPRESSION } = require('../imports/core/compression');
+const { GRACEFUL_STOP_DEFAULTS } = require('../imports/core/graceful-stop');
 
 const ROOT = path.resolve(__dirname, '..');
 // `ws` is Meteor's own websocket server (DDP_TRANSPORT left unset; Meteor 3.5 names it `sockjs`,
@@ -38,7 +39,7 @@ const TRANSPORT_SINCE = [3, 5, 0];
 const STOP_GRACE_MS = 10000;
 // How long the app server gets for its graceful stop before Meteor's group is signalled anyway
 // (a little over the server's own default deadline, settings shutdown.deadlineMs).
-const APP_STOP_MS = 16000;
+const APP_STOP_MS = GRACEFUL_STOP_DEFAULTS.deadlineMs + 1000;
 
 class UsageError extends Error {}
 

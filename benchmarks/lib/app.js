@@ -55,9 +55,9 @@ async function ensureBundle({ log = console.log } = {}) {
     log(`building a production bundle with ${meteor.version} into ${dir} (a few minutes the first time)...`);
     run(meteor.bin, ['build', '--directory', dir, '--server-only'], { cwd: ROOT, timeout: 20 * 60 * 1000 });
     log('installing the bundle\'s server dependencies...');
-    // Meteor copies every node_modules folder of the app into the bundle, Artillery's own
-    // (tests/artillery/runner) included once installed: its playwright must not try to download
-    // a browser while the bundle's dependencies are rebuilt.
+    // Meteor copies every node_modules folder of the app into the bundle; .meteorignore keeps
+    // Artillery's own (tests/artillery/runner) out, and this variable stays as a guard should one
+    // come back: its playwright must not try to download a browser while dependencies are rebuilt.
     run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund'], { cwd: path.join(dir, 'bundle', 'programs', 'server'), timeout: 10 * 60 * 1000, env: { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' } });
     fs.writeFileSync(ready, new Date().toISOString());
   }

@@ -18,6 +18,8 @@
 const GRACEFUL_STOP_DEFAULTS = {
   // Below systemd's default TimeoutStopSec (90 s) and `npm start`'s grace before SIGKILL.
   deadlineMs: 15000,
+  // What the persistence step waits for MongoDB; below the deadline, so its failure is logged.
+  flushTimeoutMs: 10000,
 };
 
 function createGracefulStop({ steps, deadlineMs = GRACEFUL_STOP_DEFAULTS.deadlineMs, log = console, exit = (code) => process.exit(code), setTimer = setTimeout, clearTimer = clearTimeout, now = Date.now } = {}) {
@@ -95,7 +97,7 @@ function createGracefulStop({ steps, deadlineMs = GRACEFUL_STOP_DEFAULTS.deadlin
  *   persistence  write every pending batch to MongoDB (`close(flushTimeoutMs)`); an error when
  *                some could not be written
  */
-function serverStopSteps({ closeListener = null, simulatorFeed = null, mqttSources = null, pipeline, persistence = null, flushTimeoutMs = 10000 }) {
+function serverStopSteps({ closeListener = null, simulatorFeed = null, mqttSources = null, pipeline, persistence = null, flushTimeoutMs = GRACEFUL_STOP_DEFAULTS.flushTimeoutMs }) {
   return [
     {
       name: 'listener',

@@ -1,6 +1,7 @@
 'use strict';
 const { PROFILE_NAMES } = require('./simulate/profiles');
 const { STORE_DEFAULTS } = require('./store');
+const { GRACEFUL_STOP_DEFAULTS } = require('./graceful-stop');
 
 /**
  * Every knob MeshPulse has, with its default, in one place. `Meteor.settings` (settings.json)
@@ -63,7 +64,7 @@ const DEFAULT_SETTINGS = {
   regionScope: { maxInstances: 16, idleMs: 600000, maxCreationsPerMinute: 120 },
   // On SIGTERM / SIGINT (imports/core/graceful-stop.js): stop the sources, ingest what is queued,
   // write it to MongoDB (giving up after flushTimeoutMs), exit; exit anyway after deadlineMs.
-  shutdown: { deadlineMs: 15000, flushTimeoutMs: 10000 },
+  shutdown: { ...GRACEFUL_STOP_DEFAULTS },
   cache: { ttlMs: 5000, staleWhileRevalidateMs: 30000, maxEntries: 500, viewTtlMs: {} },
   limits: { methodCallsPerSecond: 20, subscriptionsPerSecond: 10, restBodyBytes: 1024 * 1024 },
   http: { compressionThresholdBytes: 1024 },
