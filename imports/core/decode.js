@@ -311,33 +311,36 @@ function pathOf(bytes, pathOffset, hopCount, hashSize) {
 
 // A mesh repeats its routes: for a caller that only shares or copies the hop list (the store,
 // through its path interner, which never mutates one), the same path bytes give the same array
-// back. Direct-mapped by a hash of the path length byte and hops; a slot keeps the bytes' key
-// and the array, whose hops are compared before it is reused. Fixed size, allocated once.
+// back. Direct-mapped by a hash of the path length byte and hops; a slot keeps the bytes' key,
+// the path bytes themselves (compared byte by byte: re-deriving each hop's interned string to
+// compare it cost a Map probe per hop) and the array. Fixed size (~160 KB), allocated once.
 const PATH_MEMO_SIZE = 2048; // a power of two
+const PATH_MEMO_SLOT = 64; // MeshCore's longest path; a longer one is decoded without the memo
 const pathMemoKeys = new Int32Array(PATH_MEMO_SIZE);
+const pathMemoShapes = new Int32Array(PATH_MEMO_SIZE); // hopCount | hashSize << 8 (0: empty)
+const pathMemoBytes = Buffer.alloc(PATH_MEMO_SIZE * PATH_MEMO_SLOT);
 const pathMemoPaths = new Array(PATH_MEMO_SIZE).fill(EMPTY_PATH);
 
 function memoPath(bytes, pathOffset, hopCount, hashSize) {
-  const end = pathOffset + hopCount * hashSize;
+  const length = hopCount * hashSize;
+  if (length > PATH_MEMO_SLOT) return pathOf(bytes, pathOffset, hopCount, hashSize);
+  const end = pathOffset + length;
   let key = Math.imul(0x811c9dc5 ^ hopCount ^ (hashSize << 6), 16777619);
   for (let i = pathOffset; i < end; i++) key = Math.imul(key ^ bytes[i], 16777619);
   const slot = key & (PATH_MEMO_SIZE - 1);
-  const memo = pathMemoPaths[slot];
-  if (pathMemoKeys[slot] === key && memo.length === hopCount && pathMatches(memo, bytes, pathOffset, hashSize)) return memo;
+  const shape = hopCount | (hashSize << 8);
+  const at = slot * PATH_MEMO_SLOT;
+  if (pathMemoKeys[slot] === key && pathMemoShapes[slot] === shape && sameBytes(pathMemoBytes, at, bytes, pathOffset, length)) return pathMemoPaths[slot];
   const path = pathOf(bytes, pathOffset, hopCount, hashSize);
   pathMemoKeys[slot] = key;
+  pathMemoShapes[slot] = shape;
+  bytes.copy(pathMemoBytes, at, pathOffset, end);
   pathMemoPaths[slot] = path;
   return path;
 }
 
-/** Every hop of `path` (interned hex strings) is the `hashSize`-byte hash at its place in `bytes`. */
-function pathMatches(path, bytes, pathOffset, hashSize) {
-  for (let i = 0; i < path.length; i++) {
-    const hop = path[i];
-    if (hop.length !== 2 * hashSize) return false;
-    const start = pathOffset + i * hashSize;
-    if (hexOf(bytes, start, start + hashSize) !== hop) return false;
-  }
+function sameBytes(a, aStart, b, bStart, length) {
+  for (let i = 0; i < length; i++) if (a[aStart + i] !== b[bStart + i]) return false;
   return true;
 }
 

@@ -54,7 +54,8 @@ function createState(store) {
     // observations with both figures (the invariant every update below keeps).
     // minSeq: the lowest transmission seq among the entries (Infinity when none), so that an
     // eviction (the oldest transmission) tells at once whether any entry is its.
-    scatter: { entries: [], eligible: 0, minSeq: Infinity },
+    // spare: entries trimmed off the front, reused by the next observations (see scatterAdd).
+    scatter: { entries: [], eligible: 0, minSeq: Infinity, spare: [] },
   };
 }
 
@@ -81,7 +82,19 @@ function scatterAdd(scatter, tx, observation, time, snr, rssi) {
     const first = entries[0];
     if ((time - first.time || tx.seq - first.seq || index - first.index) < 0) return;
   }
-  const entry = { time, seq: tx.seq, index, snr, rssi, tx, point: undefined };
+  // An entry trimmed earlier is reused: a new one per observation lived ~1,000 observations,
+  // long enough to be copied by the young-generation GC and promoted, then dropped.
+  let entry = scatter.spare.pop();
+  if (entry === undefined) entry = { time, seq: tx.seq, index, snr, rssi, tx, point: undefined };
+  else {
+    entry.time = time;
+    entry.seq = tx.seq;
+    entry.index = index;
+    entry.snr = snr;
+    entry.rssi = rssi;
+    entry.tx = tx;
+    entry.point = undefined; // a snapshot's frozen point stays with that snapshot
+  }
   let at = entries.length;
   entries.push(entry);
   while (at > 0 && scatterOrder(entry, entries[at - 1]) < 0) {
@@ -91,7 +104,14 @@ function scatterAdd(scatter, tx, observation, time, snr, rssi) {
   entries[at] = entry;
   if (tx.seq < scatter.minSeq) scatter.minSeq = tx.seq;
   if (entries.length > SCATTER_BUFFER + SCATTER_SLACK) {
-    entries.splice(0, entries.length - SCATTER_BUFFER);
+    const trimmed = entries.length - SCATTER_BUFFER;
+    for (let i = 0; i < trimmed; i++) {
+      const spare = entries[i];
+      spare.tx = null; // no evicted transmission kept alive by a spare
+      scatter.spare.push(spare);
+    }
+    entries.copyWithin(0, trimmed);
+    entries.length = SCATTER_BUFFER;
     scatter.minSeq = minSeqOf(entries);
   }
 }

@@ -8,6 +8,8 @@ const {
 
 const HOPS = ['a1', 'a2', 'b3', 'c4', 'a1b2', 'c4d5e6']; // few keys: paths repeat and cross
 
+let nextSeq = 0;
+
 function randomTransmission(random) {
   const pick = () => HOPS[Math.floor(random() * HOPS.length)];
   const kind = random();
@@ -15,6 +17,7 @@ function randomTransmission(random) {
     advert: kind < 0.25 ? { pubKey: `${pick()}${'0'.repeat(10)}` } : null,
     srcHash: kind >= 0.25 && kind < 0.7 ? pick() : null,
     destHash: kind >= 0.45 && kind < 0.7 ? pick() : null,
+    seq: ++nextSeq, // the store's sequence number: KnownKeys slots by it
     observations: [],
   };
 }
@@ -57,7 +60,7 @@ test('known keys give the keys of a transmission\'s earlier observations, also o
       const path = randomPath(random, tx);
       tx.observations.push({ path });
       const index = tx.observations.length - 1;
-      const wasKept = known.slotOf.has(tx);
+      const wasKept = known.holds(tx);
       const union = known.before(tx, index);
       if (!wasKept && index > 0) rebuilt++;
       assert.deepEqual(asMap(union), bruteUnion(tx, index), `capacity ${capacity} step ${step}`);
