@@ -480,20 +480,23 @@ function decodePacket(input, options = {}) {
   }
 
   if (repeat) return scratch === undefined ? { packet, repeat: true } : scratch;
-  const payload = bytes.subarray(payloadOffset, length);
+  // Payload fields are read at their offset in `bytes`; a payload view is made only for the
+  // types that hand one on (a Buffer view per new transmission was a tenth of what decode allocated).
+  const p = payloadOffset;
   switch (payloadType) {
     case 0: case 1: case 2: case 8: // REQ, RESPONSE, TXT_MSG, PATH: dest, src, MAC, ciphertext
-      packet.destHash = hexOf(payload, 0, 1);
-      packet.srcHash = hexOf(payload, 1, 2);
+      packet.destHash = hexOf(bytes, p, p + 1);
+      packet.srcHash = hexOf(bytes, p + 1, p + 2);
       break;
     case 7: // ANON_REQ: dest, ephemeral public key, MAC, ciphertext
-      packet.destHash = hexOf(payload, 0, 1);
-      packet.srcHash = hexOf(payload, 1, 2); // first byte of the ephemeral key
+      packet.destHash = hexOf(bytes, p, p + 1);
+      packet.srcHash = hexOf(bytes, p + 1, p + 2); // first byte of the ephemeral key
       break;
     case 3:
-      packet.ackChecksum = payload.toString('hex', 0, 4);
+      packet.ackChecksum = bytes.toString('hex', p, p + 4);
       break;
     case 4: {
+      const payload = bytes.subarray(p, length);
       const advert = parseAdvert(payload);
       if (!advert) return fail('truncated_payload', 'ADVERT location cut short');
       // 'trusted': an advert read back from our own database passed this check when it arrived.
@@ -503,10 +506,10 @@ function decodePacket(input, options = {}) {
       break;
     }
     case 5: case 6: {
-      packet.channelHash = hexOf(payload, 0, 1);
+      packet.channelHash = hexOf(bytes, p, p + 1);
       if (payloadType === 5 && options.keyring && options.keyring.has(packet.channelHash)) {
         for (const channel of options.keyring.get(packet.channelHash)) {
-          const message = decryptGroupText(channel.key, payload.subarray(1, 3), payload.subarray(3));
+          const message = decryptGroupText(channel.key, bytes.subarray(p + 1, p + 3), bytes.subarray(p + 3, length));
           if (message) {
             message.channel = channel.name;
             packet.message = message;
@@ -517,6 +520,7 @@ function decodePacket(input, options = {}) {
       break;
     }
     case 9: {
+      const payload = bytes.subarray(p, length);
       const flags = payload[8];
       const traceHashSize = 1 << (flags & 0x03);
       const hashes = [];
@@ -527,7 +531,7 @@ function decodePacket(input, options = {}) {
       break;
     }
     case 11:
-      packet.controlSubtype = payload[0] >> 4;
+      packet.controlSubtype = bytes[p] >> 4;
       break;
     default:
       break;

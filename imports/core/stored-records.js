@@ -76,10 +76,16 @@ function hex8(value) {
   return (value >>> 0).toString(16).padStart(8, '0');
 }
 
+// Every SNR a signal code can hold, boxed once: computing (code - 129) / 4 in the getter made a
+// new heap number on every read (a quarter-dB value is no small integer), and the views read a
+// report's SNR half a dozen times. The leading null keeps the array's elements tagged values
+// rather than unboxed doubles, so reading one hands out the stored number as it is.
+const SNR_BY_CODE = [null];
+for (let code = 1; code < 512; code++) SNR_BY_CODE.push((code - 129) / 4);
+
 function snrOf(signal) {
   if (typeof signal !== 'number') return signal.snr;
-  const code = signal & 0x1ff;
-  return code === 0 ? null : (code - 129) / 4;
+  return SNR_BY_CODE[signal & 0x1ff];
 }
 
 function rssiOf(signal) {

@@ -38,7 +38,7 @@
  * the store holds updates: store.js flushViews), read the result it memoized for the same update
  * at the same batch position (and ignore the replay a late-registered view gets).
  */
-const { hourBucket, DAY_MS } = require('./view');
+const { hourBucket, DAY_MS, HOUR_MS } = require('./view');
 const { entryBytes, BYTES } = require('../memory-account');
 const { PairCounts } = require('./pair-counts');
 const { observationCountOf, observationAt, observationIndexOf } = require('../stored-records');
@@ -137,14 +137,16 @@ class NodeTracker {
     this.memoUpdates = [];
     this.memoResults = [];
     this.knownKeys = new KnownKeys();
-    // For the last observation apply() worked on: firstNamed[m] is 1 when the key touched[m]
+    // For the last observation apply() worked on: firstNamed[m] is 1 when its m-th key
     // was named by no earlier observation of its transmission (the packet counts for it now).
     // The node view's minute rows read it instead of matching the earlier paths again.
     this.firstNamed = [];
     // firstNamed of every observation of the store's batch, kept for the node view, which runs
     // after the driver has applied the whole batch: the flags of update `at` start at
-    // firstNamedFrom[at] in firstNamedKept.
+    // firstNamedFrom[at] in firstNamedKept, and its keys at the same place in keysKept (one
+    // reused list for the batch, not an array per observation).
     this.firstNamedKept = new Uint8Array(1024);
+    this.keysKept = [];
     this.firstNamedUsed = 0;
     this.firstNamedFrom = [];
     this.firstNamedLastAt = -1;
@@ -269,16 +271,20 @@ class NodeTracker {
     return NodeTracker.nodeKeys({ pubKey, role: FORWARDING_ROLE }); // a repeater's: every key any node sums
   }
 
-  /** apply() for view instance `owner`: the driving instance works, the others read its result. */
+  /**
+   * apply() for view instance `owner`: the driving instance works, the others read its result.
+   * Returns how many keys the observation names (they are keysKept[firstNamedAt(store) ...]),
+   * or null when this update is not the one the tracker applied (a late view's replay).
+   */
   applyFor(owner, tx, observation, store) {
     if (this.driver === null) this.driver = owner;
     const at = batchPosition(store);
     if (owner !== this.driver) return this.memoUpdates[at] === observation ? this.memoResults[at] : null;
-    const touched = this.apply(tx, observation, store);
+    const named = this.apply(tx, observation, store);
     this.memoUpdates[at] = observation;
-    this.memoResults[at] = touched;
-    this.keepFirstNamed(at, touched.length);
-    return touched;
+    this.memoResults[at] = named;
+    this.keepFirstNamed(at, named);
+    return named;
   }
 
   releaseBatch() {
@@ -300,7 +306,12 @@ class NodeTracker {
     }
     const kept = this.firstNamedKept;
     const firstNamed = this.firstNamed;
-    for (let m = 0; m < size; m++) kept[from + m] = firstNamed[m];
+    const keysKept = this.keysKept;
+    const keys = scratchOwn.keys; // the keys of the observation apply() just worked on
+    for (let m = 0; m < size; m++) {
+      kept[from + m] = firstNamed[m];
+      keysKept[from + m] = keys[m];
+    }
     this.firstNamedUsed = from + size;
     this.firstNamedFrom[at] = from;
   }
@@ -320,7 +331,7 @@ class NodeTracker {
     return touched;
   }
 
-  /** Returns the keys whose aggregates changed. */
+  /** Returns how many keys the observation names (all their aggregates change): scratchOwn.keys[0 ..]. */
   apply(tx, observation) {
     // Without tx.observations: for a transmission of one or two observations it builds an array.
     let index = observationCountOf(tx) - 1;
@@ -330,7 +341,6 @@ class NodeTracker {
     const own = matchPathSlots(observation.path, matchStatic(tx, scratchOwn.clear()), scratchHopSlots);
     const peers = scratchPeers.collect(tx, observation.path, own, scratchHopSlots);
     const before = this.knownKeys.before(tx, index);
-    const touched = new Array(own.size);
     const firstNamed = this.firstNamed;
     // Every key's aggregate first: the peers of a key are keys of the same observation.
     const aggregates = this.scratchAggregates;
@@ -345,10 +355,9 @@ class NodeTracker {
       if (previous === 0) this.addTransmission(aggregate, tx, flags, 1);
       else if (flags & HOP && !(previous & HOP)) this.addRelay(aggregate, tx, 1);
       this.addObservation(aggregate, m, tx, observation, 1, observerId, aggregates, peers);
-      touched[m] = key;
     }
     this.knownKeys.advance(before, own, index);
-    return touched;
+    return own.size;
   }
 
   /** Subtract everything apply added for `tx` (all its observations still attached). */
@@ -485,8 +494,14 @@ class NodeTracker {
   }
 
   dayOf(aggregate, tx) {
-    const start = dayStart(tx.time);
-    if (start === aggregate.cachedDayStart) return aggregate.cachedDay;
+    // The cached bucket is tested by range: computing the start first made a heap number per
+    // call (times are no small integers) for the answer the cache nearly always has. The range
+    // stops a millisecond short of the bucket's end, where the start is computed as before: a
+    // margin so that a fractional time never gets a bucket other than dayStart's.
+    const time = tx.time;
+    const cachedStart = aggregate.cachedDayStart;
+    if (time >= cachedStart && time < cachedStart + DAY_MS - 1) return aggregate.cachedDay;
+    const start = dayStart(time);
     let day = aggregate.days.get(start);
     if (!day) {
       day = newDayBucket(this.nextDayId++);
@@ -499,8 +514,10 @@ class NodeTracker {
   }
 
   hourOf(aggregate, tx) {
-    const start = hourBucket(tx.time);
-    if (start === aggregate.cachedHourStart) return aggregate.cachedHour;
+    const time = tx.time;
+    const cachedStart = aggregate.cachedHourStart;
+    if (time >= cachedStart && time < cachedStart + HOUR_MS - 1) return aggregate.cachedHour; // as in dayOf
+    const start = hourBucket(time);
     let hour = aggregate.hours.get(start);
     if (!hour) {
       hour = newHourBucket();

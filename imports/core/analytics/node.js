@@ -270,17 +270,18 @@ function applyFine(fine, tx, observation) {
 }
 
 /**
- * applyFine with what the shared tracker found for this observation (NodeTracker.apply): the keys
- * it names (`keys`, the same set keysNamedBy gives) and, per key, whether an earlier observation
- * of the transmission named it already (`firstNamed`), so no earlier path is matched again.
+ * applyFine with what the shared tracker found for this observation (NodeTracker.apply): the
+ * `count` keys it names (`keys[from ...]`, the same set keysNamedBy gives) and, per key, whether
+ * an earlier observation of the transmission named it already (`firstNamed[from ...]`), so no
+ * earlier path is matched again.
  */
-function applyFineFromTracker(fine, tx, observation, keys, firstNamed, from) {
+function applyFineFromTracker(fine, tx, observation, keys, firstNamed, from, count) {
   const { snr } = observation;
   const time = tx.time;
   scratchRow[SNR_SUM] = snr === null ? 0 : snr;
   scratchRow[SNR_COUNT] = snr === null ? 0 : 1;
-  for (let k = 0; k < keys.length; k++) {
-    scratchRow[PACKETS] = firstNamed[from + k];
+  for (let k = from; k < from + count; k++) {
+    scratchRow[PACKETS] = firstNamed[k];
     fine.addRow(time, keys[k], scratchRow, 1);
   }
 }
@@ -438,13 +439,19 @@ module.exports = defineView({
     fine: new TimeCounts({ width: 3, countFields: [PACKETS, SNR_COUNT], keyed: true, part: memoryPart(store, 'node'), levels: FINE_LEVELS }),
     hourReads: new HourReads(),
   }),
-  apply(state, tx, observation, store) {
+  apply(state, tx, observation, store, scopesWatched) {
     const { tracker } = state;
-    const touched = tracker.applyFor(state, tx, observation, store);
+    const named = tracker.applyFor(state, tx, observation, store);
     // The tracker's answer is for this observation unless it ignored a replay (a late view).
-    if (touched !== null) applyFineFromTracker(state.fine, tx, observation, touched, tracker.firstNamedKept, tracker.firstNamedAt(store));
-    else applyFine(state.fine, tx, observation);
-    return scopeList(touched);
+    if (named === null) {
+      applyFine(state.fine, tx, observation);
+      return null;
+    }
+    if (named === 0) return null;
+    const from = tracker.firstNamedAt(store);
+    applyFineFromTracker(state.fine, tx, observation, tracker.keysKept, tracker.firstNamedKept, from, named);
+    // The keys as a list only for the scope versions, when someone watches one.
+    return scopesWatched ? tracker.keysKept.slice(from, from + named) : true;
   },
   evict(state, tx, store) {
     evictFine(state.fine, tx);

@@ -46,6 +46,18 @@ function bucketStart(time, ms) {
   return Math.floor(time / ms) * ms;
 }
 
+/**
+ * The start of `level`'s bucket holding `time`: its cached newest start when the time lies in
+ * that bucket (nearly every packet), tested by range rather than computing the start, which made
+ * a heap number per call (times are no small integers). The range stops a millisecond short of
+ * the bucket's end and the start is computed there as before: a margin so that a fractional time
+ * can never be put in a bucket other than bucketStart's (an update and its undoing must agree).
+ */
+function levelStart(level, time) {
+  const cached = level.cachedStart;
+  return time >= cached && time < cached + level.ms - 1 ? cached : bucketStart(time, level.ms);
+}
+
 // A row: a plain array of `width` numbers (cheaper than a typed array's header).
 function rowBytes(width) {
   return BYTES.object + BYTES.field + width * BYTES.arraySlot;
@@ -83,6 +95,8 @@ class TimeCounts {
     this.levels = levels.map(({ name, keepMs }) => new Level(name, keepMs));
     this.byName = new Map(this.levels.map((level) => [level.name, level]));
     this.newest = -Infinity;
+    // Below this time no finite level's window moves (see advance): most packets skip it.
+    this.nextAdvance = -Infinity;
     this.rowBytes = rowBytes(width);
   }
 
@@ -98,7 +112,7 @@ class TimeCounts {
     if (delta > 0 && time > this.newest) this.advance(time);
     for (let i = 0; i < this.levels.length; i++) {
       const level = this.levels[i];
-      const start = bucketStart(time, level.ms);
+      const start = levelStart(level, time);
       if (start < level.from) continue;
       this.addAt(level, start, key, field, delta);
     }
@@ -116,7 +130,7 @@ class TimeCounts {
     if (sign > 0 && time > this.newest) this.advance(time);
     for (let l = 0; l < this.levels.length; l++) {
       const level = this.levels[l];
-      const start = bucketStart(time, level.ms);
+      const start = levelStart(level, time);
       if (start < level.from) continue;
       const row = this.rowAt(level, start, key);
       for (let i = 0; i < values.length; i++) row[i] += sign * values[i];
@@ -197,19 +211,30 @@ class TimeCounts {
   /** A newer time: each finite level drops the rows that fall out of its window. */
   advance(time) {
     this.newest = time;
+    // A level's `from` moves once time - keepMs reaches its next bucket: until the earliest such
+    // time (less a millisecond, as in levelStart) nothing below can change.
+    if (time < this.nextAdvance) return;
+    let next = Infinity;
     for (const level of this.levels) {
       if (level.keepMs === Infinity) continue;
-      const from = bucketStart(time - level.keepMs, level.ms);
-      if (from <= level.from) continue;
-      const previous = level.from;
-      level.from = from;
-      // Walk the dropped starts one by one when few, else every row (a jump after a gap).
-      if (Number.isFinite(previous) && (from - previous) / level.ms <= level.rows.size) {
-        for (let start = previous; start < from; start += level.ms) this.dropStart(level, start);
-      } else {
-        for (const start of Array.from(level.rows.keys())) if (start < from) this.dropStart(level, start);
-      }
+      next = Math.min(next, this.advanceLevel(level, time) + level.ms + level.keepMs - 1);
     }
+    this.nextAdvance = next;
+  }
+
+  /** Move one finite level's window to end at `time`; returns its `from`. */
+  advanceLevel(level, time) {
+    const from = bucketStart(time - level.keepMs, level.ms);
+    if (from <= level.from) return level.from;
+    const previous = level.from;
+    level.from = from;
+    // Walk the dropped starts one by one when few, else every row (a jump after a gap).
+    if (Number.isFinite(previous) && (from - previous) / level.ms <= level.rows.size) {
+      for (let start = previous; start < from; start += level.ms) this.dropStart(level, start);
+    } else {
+      for (const start of Array.from(level.rows.keys())) if (start < from) this.dropStart(level, start);
+    }
+    return from;
   }
 
   dropStart(level, start) {

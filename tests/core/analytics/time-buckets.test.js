@@ -8,7 +8,8 @@ const { bruteChoose, bruteFrom } = require('./bucket-brute');
 const MINUTE = 60e3;
 const HOUR = 60 * MINUTE;
 
-test('time counts: every row equals a recount of the live events from its window on, and memory returns to zero', () => {
+/** Events at times from `nextTime(time, random)`, recounted every 250 steps; all undone at the end. */
+function checkAgainstRecount(nextTime) {
   const part = new MemoryAccount().part('test');
   const counts = new TimeCounts({ width: 1, keyed: true, part });
   const live = [];
@@ -16,7 +17,7 @@ test('time counts: every row equals a recount of the live events from its window
   let seed = 7;
   const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
   for (let step = 0; step < 4000; step++) {
-    time += Math.floor(random() * 90e3); // about 50 hours in all
+    time = nextTime(time, random);
     const key = `k${Math.floor(random() * 4)}`;
     counts.add(time, key, 0, 1);
     live.push({ time, key });
@@ -46,6 +47,21 @@ test('time counts: every row equals a recount of the live events from its window
   }
   assert.deepEqual(counts.rowCounts(), { minute: 0, '5min': 0, hour: 0 });
   assert.equal(part.bytes, 0);
+}
+
+test('time counts: every row equals a recount of the live events from its window on, and memory returns to zero', () => {
+  checkAgainstRecount((time, random) => time + Math.floor(random() * 90e3)); // about 50 hours in all
+});
+
+test('time counts stay exact for fractional times at a hair before, on and after bucket ends (the cached-bucket range stops short of them)', () => {
+  const offsets = [-(2 ** -12), -0.5, -1, -1.5, 0, 2 ** -12, 0.25]; // 2 ** -12: the finest step between times of this decade
+  checkAgainstRecount((time, random) => {
+    const step = time + Math.floor(random() * 90e3);
+    // Half the events sit right by a minute boundary (every coarser boundary is one too).
+    if (random() < 0.5) return step;
+    const boundary = Math.ceil(step / MINUTE) * MINUTE;
+    return Math.max(time, boundary + offsets[Math.floor(random() * offsets.length)]);
+  });
 });
 
 test("'auto' picks minutes under 3 hours, 5 minutes under 15, 15 minutes under a day, hours beyond", () => {
