@@ -16,7 +16,10 @@
  *                       --round-reports=N), each mesh in a fresh process, order alternating:
  *                       medians and ranges, and the large / default ratio per report + hop
  *   cost_shares         where ingest time goes (decode, store, each view, GC), from V8's CPU
- *                       profiler over 200k of 300k reports per mesh (--only=costs alone)
+ *                       profiler over 200k of 300k reports per mesh (--only=costs alone); then
+ *                       .allocation: bytes allocated per report (what the GC must deal with)
+ *                       and the functions allocating most, from V8's sampling heap profiler
+ *                       over the next 100k reports
  * Then:
  *   advert_verification   ingest with and without Ed25519 advert checks (default mesh)
  *   hostile               each hostile stream under 16 MB and 256 MB budgets: heap after GC
@@ -77,6 +80,10 @@ const ROUND_REPORTS = roundReportsArg !== null ? Number(roundReportsArg) : quick
 // Cost shares (measureCostShares): reports per mesh, and the profiler's sampling interval.
 const COST_REPORTS = 300000;
 const COST_SAMPLING_US = 250;
+// Allocation (measureCostShares, after the CPU profile): reports sampled, and the heap profiler's
+// mean interval between samples in bytes.
+const ALLOCATION_REPORTS = 100000;
+const ALLOCATION_SAMPLING_BYTES = 1024;
 // Child mode of the rounds: --ingest-round=<profile> measures one mesh and prints one JSON line.
 const roundChild = argValue('ingest-round');
 // Cores this process may run on (its CPU affinity: 1 under `taskset -c 1`). V8's helper threads
@@ -580,7 +587,10 @@ function verifyMicrosPerBackend() {
 function measureCostShares(profile) {
   const { Session } = require('inspector');
   const count = quick ? 100000 : COST_REPORTS;
-  const { reports, channels } = generateReports(count, 2026, profile);
+  const allocationCount = quick ? ALLOCATION_REPORTS / 2 : ALLOCATION_REPORTS;
+  // The same stream as before (same seed: its first `count` reports are unchanged), and then
+  // `allocationCount` more for the allocation sampling.
+  const { reports, channels } = generateReports(count + allocationCount, 2026, profile);
   const engine = createEngine({ channels, store: { memoryBudgetBytes: 64 * 1024 ** 3 } });
   const warm = Math.floor(count / 3);
   for (let i = 0; i < warm; i++) engine.ingest(reports[i]);
@@ -594,11 +604,42 @@ function measureCostShares(profile) {
   for (let i = warm; i < count; i++) engine.ingest(reports[i]);
   engine.store.flushViews();
   session.post('Profiler.stop', (err, result) => { if (!err) profileData = result.profile; });
-  session.disconnect();
   if (profileData === null) throw new Error('the CPU profile could not be read');
   const shares = attributeProfile(profileData);
   console.log(`[${profile}] cost shares over ${count - warm} reports: decode ${shares.decode}, views ${shares.views}, store ${shares.store}, gc ${shares.garbage_collector}`);
-  return { reports_profiled: count - warm, after_untimed: warm, sampling_interval_us: COST_SAMPLING_US, shares };
+  // Then what the same engine allocates per report, objects the GC already collected included
+  // (most of it: a report's garbage), and where.
+  let heapProfile = null;
+  session.post('HeapProfiler.enable');
+  session.post('HeapProfiler.startSampling', { samplingInterval: ALLOCATION_SAMPLING_BYTES, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  for (let i = count; i < count + allocationCount; i++) engine.ingest(reports[i]);
+  engine.store.flushViews();
+  session.post('HeapProfiler.stopSampling', (err, result) => { if (!err) heapProfile = result.profile; });
+  session.post('HeapProfiler.disable');
+  session.disconnect();
+  if (heapProfile === null) throw new Error('the heap profile could not be read');
+  const allocation = attributeAllocation(heapProfile, allocationCount);
+  console.log(`[${profile}] allocated per report over ${allocationCount} reports: ${allocation.bytes_per_report} bytes`);
+  return { reports_profiled: count - warm, after_untimed: warm, sampling_interval_us: COST_SAMPLING_US, shares, allocation };
+}
+
+/** Bytes allocated per report in a sampling heap profile, in all and by the 12 functions allocating most. */
+function attributeAllocation(profile, reportCount) {
+  const byFunction = new Map();
+  let total = 0;
+  const walk = (node) => {
+    if (node.selfSize > 0) {
+      const frame = node.callFrame;
+      const file = (frame.url || '').split('/').slice(-2).join('/');
+      const name = `${frame.functionName || '(anonymous)'} ${file ? `${file}:${frame.lineNumber + 1}` : '(native)'}`;
+      byFunction.set(name, (byFunction.get(name) || 0) + node.selfSize);
+      total += node.selfSize;
+    }
+    for (const child of node.children) walk(child);
+  };
+  walk(profile.head);
+  const top = Array.from(byFunction).sort((a, b) => b[1] - a[1]).slice(0, 12).map(([name, bytes]) => [name, Math.round(bytes / reportCount)]);
+  return { reports_sampled: reportCount, sampling_interval_bytes: ALLOCATION_SAMPLING_BYTES, bytes_per_report: Math.round(total / reportCount), top };
 }
 
 /** Shares of a .cpuprofile's sampled time (idle and "(program)" left out), by part of the pipeline. */

@@ -143,6 +143,11 @@ function renderCoreReport(result, quickResult) {
     for (const file of files) lines.push(`| … \`${file}\` | ${pct(d.by_view_file[file] || 0)} | ${pct(l.by_view_file[file] || 0)} |`);
     part('garbage collector', 'garbage_collector');
     lines.push('');
+    const da = costs.default.allocation;
+    const la = costs.large.allocation;
+    if (da && la) {
+      lines.push(`Allocated per report (V8's sampling heap profiler, a sample every ${fmt(da.sampling_interval_bytes)} bytes on average, objects already collected included) over the ${fmt(da.reports_sampled)} reports after those: **${fmt(da.bytes_per_report)} bytes** on the default mesh, **${fmt(la.bytes_per_report)}** on the large one. Most, default mesh: ${da.top.slice(0, 6).map(([name, bytes]) => `\`${name}\` ${fmt(bytes)}`).join(', ')}.`, '');
+    }
   }
   const verification = result.advert_verification;
   if (verification) {

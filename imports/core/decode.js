@@ -15,6 +15,7 @@
 const crypto = require('crypto');
 const { verifyEd25519 } = require('./ed25519');
 const { sodium } = require('./sodium');
+const { hashOfHops } = require('./path-interner');
 
 const ROUTE_TYPES = ['TRANSPORT_FLOOD', 'FLOOD', 'DIRECT', 'TRANSPORT_DIRECT'];
 const PAYLOAD_TYPES = {
@@ -320,22 +321,34 @@ const pathMemoKeys = new Int32Array(PATH_MEMO_SIZE);
 const pathMemoShapes = new Int32Array(PATH_MEMO_SIZE); // hopCount | hashSize << 8 (0: empty)
 const pathMemoBytes = Buffer.alloc(PATH_MEMO_SIZE * PATH_MEMO_SLOT);
 const pathMemoPaths = new Array(PATH_MEMO_SIZE).fill(EMPTY_PATH);
+// Each memoized path's hashOfHops, the key the store's path interner files it under: computed
+// once per path here rather than hop by hop on every report there (see `pathHash`).
+const pathMemoHopHashes = new Int32Array(PATH_MEMO_SIZE);
+// The hashOfHops of the path the last memoPath call returned (null: not memoized).
+let memoPathHash = null;
 
 function memoPath(bytes, pathOffset, hopCount, hashSize) {
   const length = hopCount * hashSize;
-  if (length > PATH_MEMO_SLOT) return pathOf(bytes, pathOffset, hopCount, hashSize);
+  if (length > PATH_MEMO_SLOT) {
+    memoPathHash = null;
+    return pathOf(bytes, pathOffset, hopCount, hashSize);
+  }
   const end = pathOffset + length;
   let key = Math.imul(0x811c9dc5 ^ hopCount ^ (hashSize << 6), 16777619);
   for (let i = pathOffset; i < end; i++) key = Math.imul(key ^ bytes[i], 16777619);
   const slot = key & (PATH_MEMO_SIZE - 1);
   const shape = hopCount | (hashSize << 8);
   const at = slot * PATH_MEMO_SLOT;
-  if (pathMemoKeys[slot] === key && pathMemoShapes[slot] === shape && sameBytes(pathMemoBytes, at, bytes, pathOffset, length)) return pathMemoPaths[slot];
+  if (pathMemoKeys[slot] === key && pathMemoShapes[slot] === shape && sameBytes(pathMemoBytes, at, bytes, pathOffset, length)) {
+    memoPathHash = pathMemoHopHashes[slot];
+    return pathMemoPaths[slot];
+  }
   const path = pathOf(bytes, pathOffset, hopCount, hashSize);
   pathMemoKeys[slot] = key;
   pathMemoShapes[slot] = shape;
   bytes.copy(pathMemoBytes, at, pathOffset, end);
   pathMemoPaths[slot] = path;
+  memoPathHash = pathMemoHopHashes[slot] = hashOfHops(path);
   return path;
 }
 
@@ -412,12 +425,17 @@ function decodePacket(input, options = {}) {
   // Exact-size arrays: `[]` plus push() would reserve 16+ slots for a 3-hop path, and stored
   // paths are the bulk of the store.
   let path = EMPTY_PATH;
+  let pathHash = null; // hashOfHops(path) when the memo knows it (path-interner.js takes it as given)
   let traceSnrs = null;
   if (payloadType === 9) {
     traceSnrs = new Array(hopCount);
     for (let i = 0; i < hopCount; i++) traceSnrs[i] = bytes.readInt8(pathOffset + i) / 4;
   } else if (hopCount > 0) {
-    path = !options.scratch ? pathOf(bytes, pathOffset, hopCount, hashSize) : memoPath(bytes, pathOffset, hopCount, hashSize);
+    if (!options.scratch) path = pathOf(bytes, pathOffset, hopCount, hashSize);
+    else {
+      path = memoPath(bytes, pathOffset, hopCount, hashSize);
+      pathHash = memoPathHash;
+    }
   }
 
   const hash = contentHash(payloadType, pathLenByte, bytes, payloadOffset, length);
@@ -436,6 +454,7 @@ function decodePacket(input, options = {}) {
       hashSize,
       hopCount,
       path,
+      pathHash,
       size: length,
       payloadOffset,
       advert: null,
@@ -464,6 +483,7 @@ function decodePacket(input, options = {}) {
     packet.hashSize = hashSize;
     packet.hopCount = hopCount;
     packet.path = path;
+    packet.pathHash = pathHash;
     packet.size = length;
     packet.payloadOffset = payloadOffset;
     packet.advert = null;

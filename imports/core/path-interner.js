@@ -57,10 +57,13 @@ class PathInterner {
     if (this.part) this.part.add(bytes);
   }
 
-  /** The shared array equal to `path` (remembering `path` itself when it is new); one reference taken. */
-  intern(path) {
+  /**
+   * The shared array equal to `path` (remembering `path` itself when it is new); one reference
+   * taken. `hash`: hashOfHops(path) when the caller has it (decode's path memo), else computed.
+   */
+  intern(path, hash = null) {
     if (path.length === 0) return path;
-    const key = hashOfHops(path);
+    const key = typeof hash === 'number' ? hash : hashOfHops(path);
     const entry = this.entries.get(key);
     if (entry === undefined) {
       this.entries.set(key, { path, refs: 1 });
@@ -75,10 +78,10 @@ class PathInterner {
     return path;
   }
 
-  /** One more reference to `path`, an array intern() returned. */
-  retain(path) {
+  /** One more reference to `path`, an array intern() returned (`hash`: as for intern). */
+  retain(path, hash = null) {
     if (path.length === 0) return path;
-    const entry = this.entries.get(hashOfHops(path));
+    const entry = this.entries.get(typeof hash === 'number' ? hash : hashOfHops(path));
     if (entry !== undefined && entry.path === path) entry.refs++;
     else this.charge(this.pathBytes(path));
     return path;

@@ -244,7 +244,7 @@ class PacketStore {
       // record's getters read the header fields from it. rawHex(tx) gives hex back.
       const content = packet.advert || (packet.message && compactMessage(packet.message)) || packet.trace || null;
       const signal = packSignal(report.snr ?? null, report.rssi ?? null, report.score ?? null, directionOf(report));
-      tx = new StoredTransmission(packet.hash, ++this.seq, time, latin1 !== null ? latin1 : (Buffer.isBuffer(raw) ? raw : Buffer.from(raw, 'hex')).toString('latin1'), this.paths.intern(packet.path), content, observer, signal);
+      tx = new StoredTransmission(packet.hash, ++this.seq, time, latin1 !== null ? latin1 : (Buffer.isBuffer(raw) ? raw : Buffer.from(raw, 'hex')).toString('latin1'), this.paths.intern(packet.path, packet.pathHash), content, observer, signal);
       this.fifo.insert(tx);
       this.byHash.set(packet.hash, tx);
       this.indexInto(this.byType, tx.payloadType, tx);
@@ -269,7 +269,8 @@ class PacketStore {
       // The transmission is its own first observation (stored-records.js).
       observation = tx;
     } else {
-      const path = samePath(packet.path, tx.path) ? this.paths.retain(tx.path) : this.paths.intern(packet.path);
+      // Equal hops have equal hashes: decode's pathHash serves tx.path too.
+      const path = samePath(packet.path, tx.path) ? this.paths.retain(tx.path, packet.pathHash) : this.paths.intern(packet.path, packet.pathHash);
       const signal = packSignal(report.snr ?? null, report.rssi ?? null, report.score ?? null, directionOf(report));
       observation = new StoredObservation(observer, time, signal, path);
       tx.addObservation(observation);

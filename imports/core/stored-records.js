@@ -35,9 +35,19 @@ function timeOffset(time) {
   return (offset | 0) === offset ? offset | 0 : offset;
 }
 
+// The last time timeOf made, and its offset. A report's time is read again and again in a row
+// (every view reads it and hands it on), and each read made a new heap number (a time is no
+// small integer) as soon as it went to a call that was not inlined; the same one handed out
+// again allocates nothing.
+let lastOffset = NaN;
+let lastTime = NaN;
+
 /** The time a record's offset stands for (exact: both are integers or the sum is exact ms). */
 function timeOf(offset) {
-  return timeEpoch + offset;
+  if (offset === lastOffset) return lastTime;
+  lastTime = timeEpoch + offset;
+  lastOffset = offset;
+  return lastTime;
 }
 
 const HEX_BYTE = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
@@ -173,7 +183,7 @@ class StoredTransmission {
     // concat() makes an exact-size array; push() would reserve 16+ slots.
     else this.later = later.concat(observation);
   }
-  get time() { return timeEpoch + this.timeOffset; }
+  get time() { return timeOf(this.timeOffset); }
 
   // As the first observation.
   get snr() { return snrOf(this.signal); }
@@ -301,7 +311,7 @@ class StoredObservation {
     this.path = path;
   }
 
-  get time() { return timeEpoch + this.timeOffset; }
+  get time() { return timeOf(this.timeOffset); }
   get snr() { return snrOf(this.signal); }
   get rssi() { return rssiOf(this.signal); }
   get score() { return scoreOf(this.signal); }
@@ -319,5 +329,6 @@ for (const record of tagged) {
   record.signal = null;
 }
 timeEpoch = null;
+lastOffset = NaN;
 
 module.exports = { StoredTransmission, StoredObservation, isFirstObservation, observationCountOf, observationAt, observationIndexOf, packSignal, hexInt32, timeOf, EMPTY_OBSERVATIONS, HEX_BYTE };

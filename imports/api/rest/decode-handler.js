@@ -27,8 +27,9 @@ const DECODE_DEFAULTS = Object.freeze({
   now: Date.now,
 });
 
-// Store bookkeeping the decoder declares but only the store fills in.
-const STORE_FIELDS = new Set(['seq', 'time', 'raw', 'observations']);
+// Store bookkeeping the decoder declares but only the store fills in or reads (pathHash: the
+// path interner's key for the hop list).
+const STORE_FIELDS = new Set(['seq', 'time', 'raw', 'observations', 'pathHash']);
 
 /** The decoded packet as JSON: the decoder's record without store bookkeeping, with type names. */
 function packetJson(packet) {

@@ -58,6 +58,17 @@ function levelStart(level, time) {
   return time >= cached && time < cached + level.ms - 1 ? cached : bucketStart(time, level.ms);
 }
 
+/**
+ * `width` zeros in an array of unboxed doubles, for rows to copy: a row made as integers turned
+ * into doubles at its first fractional sum (an SNR), and that change of kind allocates its
+ * storage again; a copy of this one is born a double array (one allocation per row).
+ */
+function zeroRowOf(width) {
+  const row = Array.from({ length: width }, () => 0.5);
+  row.fill(0);
+  return row;
+}
+
 // A row: a plain array of `width` numbers (cheaper than a typed array's header).
 function rowBytes(width) {
   return BYTES.object + BYTES.field + width * BYTES.arraySlot;
@@ -98,6 +109,7 @@ class TimeCounts {
     // Below this time no finite level's window moves (see advance): most packets skip it.
     this.nextAdvance = -Infinity;
     this.rowBytes = rowBytes(width);
+    this.zeroRow = zeroRowOf(width);
   }
 
   charge(bytes) {
@@ -144,7 +156,7 @@ class TimeCounts {
       if (start === level.cachedStart) return level.cachedEntry;
       let row = level.rows.get(start);
       if (!row) {
-        row = new Array(this.width).fill(0);
+        row = this.zeroRow.slice();
         level.rows.set(start, row);
         this.charge(this.rowBytes + entryBytes(start));
       }
@@ -166,7 +178,7 @@ class TimeCounts {
     }
     let row = holder.get(key);
     if (!row) {
-      row = new Array(this.width).fill(0);
+      row = this.zeroRow.slice();
       holder.set(key, row);
       this.charge(this.rowBytes + entryBytes(key));
     }
