@@ -62,11 +62,10 @@ function describe(value) {
   return Array.isArray(value) ? 'an array' : typeof value;
 }
 
-function checkRange(report, field, reason) {
-  const value = report[field];
+/** null, or the failure for a present `value` that is not a number in `limits` (INPUT_LIMITS.snr ...). */
+function checkRange(value, limits, reason) {
   if (isAbsent(value)) return null;
-  const { min, max } = INPUT_LIMITS[field];
-  if (typeof value !== 'number' || !(value >= min && value <= max)) return fail(reason, describe(value));
+  if (typeof value !== 'number' || !(value >= limits.min && value <= limits.max)) return fail(reason, describe(value));
   return null;
 }
 
@@ -95,7 +94,8 @@ function checkReport(report, now, knownObserver = null) {
   }
   const direction = report.direction;
   if (!isAbsent(direction) && direction !== 'rx' && !checkText(direction, INPUT_LIMITS.directionLength)) return fail('bad_direction', describe(direction));
-  const numberError = checkRange(report, 'snr', 'bad_snr') || checkRange(report, 'rssi', 'bad_rssi') || checkRange(report, 'score', 'bad_score');
+  // Each field read by name (a field chosen by a variable was a keyed lookup per report).
+  const numberError = checkRange(report.snr, INPUT_LIMITS.snr, 'bad_snr') || checkRange(report.rssi, INPUT_LIMITS.rssi, 'bad_rssi') || checkRange(report.score, INPUT_LIMITS.score, 'bad_score');
   if (numberError) return numberError;
   const time = report.time;
   if (!isAbsent(time) && (typeof time !== 'number' || !(time >= INPUT_LIMITS.earliestTime && time <= now + INPUT_LIMITS.futureToleranceMs))) {
