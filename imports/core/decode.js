@@ -112,7 +112,12 @@ function memoHolds(at, payloadType, pathLenByte, isTrace, bytes, payloadOffset, 
   let i = at;
   if (memo[i++] !== payloadType) return false;
   if (isTrace && memo[i++] !== pathLenByte) return false;
-  for (let j = payloadOffset; j < end; j++, i++) if (memo[i] !== bytes[j]) return false;
+  return sameBytes(memo, i, bytes, payloadOffset, end - payloadOffset);
+}
+
+/** a[aStart ..] and b[bStart ..] hold the same `length` bytes (both memos' check; no view made). */
+function sameBytes(a, aStart, b, bStart, length) {
+  for (let i = 0; i < length; i++) if (a[aStart + i] !== b[bStart + i]) return false;
   return true;
 }
 
@@ -350,11 +355,6 @@ function memoPath(bytes, pathOffset, hopCount, hashSize) {
   pathMemoPaths[slot] = path;
   memoPathHash = pathMemoHopHashes[slot] = hashOfHops(path);
   return path;
-}
-
-function sameBytes(a, aStart, b, bStart, length) {
-  for (let i = 0; i < length; i++) if (a[aStart + i] !== b[bStart + i]) return false;
-  return true;
 }
 
 /**

@@ -39,6 +39,7 @@
  * at the same batch position (and ignore the replay a late-registered view gets).
  */
 const { hourBucket, DAY_MS, HOUR_MS } = require('./view');
+const { inCachedBucket } = require('./time-buckets');
 const { entryBytes, BYTES } = require('../memory-account');
 const { PairCounts } = require('./pair-counts');
 const { observationCountOf, observationAt, observationIndexOf } = require('../stored-records');
@@ -283,7 +284,7 @@ class NodeTracker {
     const named = this.apply(tx, observation, store);
     this.memoUpdates[at] = observation;
     this.memoResults[at] = named;
-    this.keepFirstNamed(at, named);
+    this.keepNamed(at, named);
     return named;
   }
 
@@ -295,7 +296,8 @@ class NodeTracker {
     this.firstNamedUsed = 0;
   }
 
-  keepFirstNamed(at, size) {
+  /** Keep the firstNamed flags and the keys of update `at` (its `size` keys) for the node view. */
+  keepNamed(at, size) {
     if (at <= this.firstNamedLastAt) this.firstNamedUsed = 0; // a new batch (positions restart)
     this.firstNamedLastAt = at;
     const from = this.firstNamedUsed;
@@ -494,13 +496,8 @@ class NodeTracker {
   }
 
   dayOf(aggregate, tx) {
-    // The cached bucket is tested by range: computing the start first made a heap number per
-    // call (times are no small integers) for the answer the cache nearly always has. The range
-    // stops a millisecond short of the bucket's end, where the start is computed as before: a
-    // margin so that a fractional time never gets a bucket other than dayStart's.
     const time = tx.time;
-    const cachedStart = aggregate.cachedDayStart;
-    if (time >= cachedStart && time < cachedStart + DAY_MS - 1) return aggregate.cachedDay;
+    if (inCachedBucket(time, aggregate.cachedDayStart, DAY_MS)) return aggregate.cachedDay;
     const start = dayStart(time);
     let day = aggregate.days.get(start);
     if (!day) {
@@ -515,8 +512,7 @@ class NodeTracker {
 
   hourOf(aggregate, tx) {
     const time = tx.time;
-    const cachedStart = aggregate.cachedHourStart;
-    if (time >= cachedStart && time < cachedStart + HOUR_MS - 1) return aggregate.cachedHour; // as in dayOf
+    if (inCachedBucket(time, aggregate.cachedHourStart, HOUR_MS)) return aggregate.cachedHour;
     const start = hourBucket(time);
     let hour = aggregate.hours.get(start);
     if (!hour) {

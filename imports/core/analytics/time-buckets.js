@@ -47,15 +47,21 @@ function bucketStart(time, ms) {
 }
 
 /**
- * The start of `level`'s bucket holding `time`: its cached newest start when the time lies in
- * that bucket (nearly every packet), tested by range rather than computing the start, which made
- * a heap number per call (times are no small integers). The range stops a millisecond short of
- * the bucket's end and the start is computed there as before: a margin so that a fractional time
- * can never be put in a bucket other than bucketStart's (an update and its undoing must agree).
+ * Is `time` in the `ms` bucket starting at `start` (a cached bucket: NaN for none)? Tested by
+ * range rather than computing the time's start and comparing, which made a heap number per call
+ * (times are no small integers), for the answer a cache nearly always has. The range stops a
+ * millisecond short of the bucket's end, where the caller computes the start as before: a margin
+ * so that a fractional time is never put in a bucket other than bucketStart's (an update and its
+ * undoing must agree). Also the node tracker's day and hour buckets.
  */
+function inCachedBucket(time, start, ms) {
+  return time >= start && time < start + ms - 1;
+}
+
+/** The start of `level`'s bucket holding `time`: its cached newest start when it is that one (nearly every packet). */
 function levelStart(level, time) {
   const cached = level.cachedStart;
-  return time >= cached && time < cached + level.ms - 1 ? cached : bucketStart(time, level.ms);
+  return inCachedBucket(time, cached, level.ms) ? cached : bucketStart(time, level.ms);
 }
 
 /**
@@ -224,7 +230,7 @@ class TimeCounts {
   advance(time) {
     this.newest = time;
     // A level's `from` moves once time - keepMs reaches its next bucket: until the earliest such
-    // time (less a millisecond, as in levelStart) nothing below can change.
+    // time (less a millisecond, as in inCachedBucket) nothing below can change.
     if (time < this.nextAdvance) return;
     let next = Infinity;
     for (const level of this.levels) {
@@ -390,5 +396,5 @@ function describeBucket(size, requested, from) {
 }
 
 module.exports = {
-  TimeCounts, chooseBucket, describeBucket, newestTime, bucketStart, bucketParam, BUCKET_MS, BUCKET_NAMES, DEFAULT_LEVELS, AUTO_MAX_POINTS, MINUTE_MS, HOUR_MS,
+  TimeCounts, chooseBucket, describeBucket, newestTime, bucketStart, inCachedBucket, bucketParam, BUCKET_MS, BUCKET_NAMES, DEFAULT_LEVELS, AUTO_MAX_POINTS, MINUTE_MS, HOUR_MS,
 };
