@@ -40,6 +40,7 @@ const { simulatedReports } = require('./lib/simulated-reports');
 const { decodePacket, signatureChecks } = require('../imports/core/decode');
 const { referenceDecodeRates, referenceDecodeWithKeysRate, cpuSeconds } = require('./lib/reference-decode');
 const { createEngine } = require('../imports/core/engine');
+const { threadCpuSeconds, helperShare } = require('./lib/sampler');
 const { percentile, median, renderCoreReport, perReportAndHop } = require('./lib/report');
 const { writeResult, writeResultFile, readResult, partsFrom } = require('./lib/results');
 const { hostileStream } = require('../imports/core/simulate/hostile');
@@ -254,8 +255,10 @@ function measureDecode(reports) {
   const cpu0 = process.cpuUsage();
   for (const report of decodeSample) decodePacket(report.raw.toLowerCase());
   const decodeOnlyPerS = decodeSample.length / cpuSeconds(cpu0);
+  const threadsBefore = threadCpuSeconds();
   const reference = referenceDecodeRates(reports);
-  return { decodeOnlyPerS, referenceDecodePerS: reference.perS, referenceFirstPerS: reference.firstPerS, referenceReports: reference.reports };
+  const referenceHelperShare = helperShare(threadsBefore, threadCpuSeconds());
+  return { decodeOnlyPerS, referenceDecodePerS: reference.perS, referenceFirstPerS: reference.firstPerS, referenceReports: reference.reports, referenceHelperShare };
 }
 
 /** Ingest every report of one profile; rates per fifth, heap per report, snapshots at 28k and at the end. */
@@ -397,10 +400,12 @@ function measureRound(profile) {
   const decode = measureDecode(reports);
   gc();
   const engine = createEngine({ channels, store: { memoryBudgetBytes: 64 * 1024 ** 3, ...(unverified ? { verifyAdverts: false } : {}) } });
+  const threadsBefore = threadCpuSeconds();
   const started = process.cpuUsage();
   for (const report of reports) engine.ingest(report);
   engine.store.flushViews(); // the views' held updates, timed with the rest
   const ingestPerS = reports.length / cpuSeconds(started);
+  const ingestHelperShare = helperShare(threadsBefore, threadCpuSeconds());
   const result = {
     profile,
     reports: count,
@@ -412,6 +417,10 @@ function measureRound(profile) {
     decode_only_per_s: Math.round(decode.decodeOnlyPerS),
     transmissions: engine.store.size,
     advert_verification: engine.store.stats().advertVerification, // the backend, or 'off'
+    // The rates above are per CPU-second of the whole process: of that CPU, the share V8's helper
+    // threads used (GC's parallel and concurrent work, JIT compiles; /proc, null elsewhere),
+    // while the ingest ran and while the reference decoded.
+    helper_threads_cpu_share: { ingest: roundOrNull(ingestHelperShare), reference: roundOrNull(decode.referenceHelperShare) },
   };
   if (profile === 'default') {
     // Beside the target: the reference given the channel keys the ingest holds, so that it also
@@ -483,7 +492,26 @@ function measureIngestRounds() {
     default_to_reference_first_50k: spread(rounds.map((r) => r.default_to_reference_first_50k)),
     // The reference given the ingest's channel keys (it then decrypts every group text too).
     default_to_reference_with_keys: spread(rounds.map((r) => r.default_to_reference_with_keys)),
+    // Of each process's CPU, the share its V8 helper threads used (GC, JIT) while the default
+    // mesh's ingest ran, while the reference decoded the same reports, and while the large
+    // mesh's ingest ran; null where /proc gives no per-thread figures.
+    helper_threads_cpu_share: helperShares(rounds),
     rounds,
+  };
+}
+
+function roundOrNull(value, digits = 3) {
+  return value === null || value === undefined ? null : round(value, digits);
+}
+
+/** Median (min–max) helper-thread shares over the rounds (helper_threads_cpu_share), null without them. */
+function helperShares(rounds) {
+  const spreadOf = (values) => (values.some((value) => value === null || value === undefined) ? null : { median: round(median(values), 3), min: Math.min(...values), max: Math.max(...values) });
+  const shareOf = (entry) => entry.helper_threads_cpu_share || {};
+  return {
+    default_ingest: spreadOf(rounds.map((r) => shareOf(r.default).ingest)),
+    reference: spreadOf(rounds.map((r) => shareOf(r.default).reference)),
+    large_ingest: spreadOf(rounds.map((r) => shareOf(r.large).ingest)),
   };
 }
 

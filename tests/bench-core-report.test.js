@@ -184,3 +184,13 @@ test('a partial run names the run that measured each part of the merged result',
   assert.deepStrictEqual(partsFrom(merged, 'profiles', run('profiles', 'D5')), { profiles: run('profiles', 'D5'), hostile: run('npm run bench:core', 'D1') });
   assert.deepStrictEqual(partsFrom({ parts_from: { hostile: run('hostile', 'D3'), profiles: run('profiles', 'D5') } }, 'profiles', run('profiles', 'D6')), { profiles: run('profiles', 'D6'), hostile: run('hostile', 'D3') });
 });
+
+test('renderCoreReport: the helper threads\' share of the rounds\' CPU, when the run read it (and not when /proc gave none)', () => {
+  const base = roundsResult([round(1, 60000, 30000), round(2, 62000, 25000)]);
+  assert.doesNotMatch(renderRun({ ingest_rounds: base }), /helper threads \(GC/);
+  const none = { default_ingest: null, reference: null, large_ingest: null };
+  assert.doesNotMatch(renderRun({ ingest_rounds: { ...base, helper_threads_cpu_share: none } }), /helper threads \(GC/);
+  const shares = { default_ingest: spread([0.131, 0.12]), reference: spread([0.031, 0.03]), large_ingest: spread([0.15, 0.14]) };
+  const text = renderRun({ ingest_rounds: { ...base, helper_threads_cpu_share: shares } });
+  assert.match(text, /helper threads \(GC.*used 13\.1% \(12\.0–13\.1%\) while the default mesh was ingested, 3\.1% \(3\.0–3\.1%\) while the reference decoded the same reports, 15\.0% \(14\.0–15\.0%\) while the large mesh was ingested/);
+});

@@ -62,3 +62,30 @@ test('coreBusyBetween takes the busy share of a core from the first to the last 
   assert.strictEqual(coreBusyBetween(samples, 1, 0, 3000), null);
   assert.strictEqual(coreBusyBetween(samples, 0, 500, 900), null);
 });
+
+test('statCpuSeconds reads utime + stime after a command name holding spaces and parentheses', () => {
+  const { statCpuSeconds } = require('../benchmarks/lib/sampler');
+  // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime ...
+  const line = '4242 (node (a) b) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 37 0 0 20 0 11 0 5000 1000000 2000';
+  assert.strictEqual(statCpuSeconds(line), 2.87);
+});
+
+test('threadCpuSeconds splits this process into its main thread and the rest; helperShare is the rest\'s share', () => {
+  const { threadCpuSeconds, helperShare } = require('../benchmarks/lib/sampler');
+  assert.strictEqual(helperShare(null, { main: 1, helpers: 1 }), null);
+  assert.strictEqual(helperShare({ main: 1, helpers: 1 }, { main: 1, helpers: 1 }), null); // no CPU used between
+  assert.strictEqual(helperShare({ main: 1, helpers: 0.5 }, { main: 4, helpers: 1.5 }), 0.25);
+  const before = threadCpuSeconds();
+  if (before === null) return; // no /proc here: nothing more to read
+  let spin = 0;
+  const until = Date.now() + 60;
+  while (Date.now() < until) spin++;
+  const after = threadCpuSeconds();
+  assert.ok(spin > 0);
+  assert.ok(after.main >= before.main && after.helpers >= before.helpers, 'seconds only grow');
+  // The whole process's CPU is the two parts together (both read from /proc in clock ticks).
+  const { cpuSeconds } = require('../benchmarks/lib/sampler');
+  const whole = cpuSeconds(process.pid);
+  const parts = threadCpuSeconds();
+  assert.ok(Math.abs(whole - (parts.main + parts.helpers)) < 0.05, `${whole} vs ${parts.main + parts.helpers}`);
+});

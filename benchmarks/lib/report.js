@@ -120,6 +120,11 @@ function renderCoreReport(result, quickResult) {
     if (bare) lines.push('', `Without Ed25519 advert checks (the reference library's decode verifies none; the default mesh in a process of its own, last in each round): default / reference ${range(bare)} (rounds ${rounds.rounds.map((r) => r.default_unverified_to_reference).join(', ')}). Reported beside the target; the target is read on the figure with the checks.`);
     const keyed = rounds.default_to_reference_with_keys;
     if (keyed) lines.push('', `Against the reference given the same channel keys as the ingest (it then decrypts every group text, as the ingest does; its decode-only rate above decrypts none; timed in the default mesh's process, after the ingest): default / reference ${range(keyed)} (rounds ${rounds.rounds.map((r) => r.default_to_reference_with_keys).join(', ')}; reference ${rounds.rounds.map((r) => fmt(r.default.reference_library_with_keys_per_s)).join(', ')}/s). Reported beside the target; the target is read on the decode-only figure.`);
+    const helpers = rounds.helper_threads_cpu_share;
+    if (helpers && helpers.default_ingest && helpers.reference) {
+      const pct = (figure) => `${(100 * figure.median).toFixed(1)}% (${(100 * figure.min).toFixed(1)}–${(100 * figure.max).toFixed(1)}%)`;
+      lines.push('', `Every rate is per CPU-second of the whole process. Of that CPU, V8's helper threads (GC's parallel and concurrent work, JIT compiles; read per thread from /proc) used ${pct(helpers.default_ingest)} while the default mesh was ingested, ${pct(helpers.reference)} while the reference decoded the same reports${helpers.large_ingest ? `, ${pct(helpers.large_ingest)} while the large mesh was ingested` : ''}: the ingest keeps what it reads, so the collector copies and marks it, where the reference keeps nothing.`);
+    }
     if (perHop) lines.push('', `Per report + hop (large reports × (1 + hops) per CPU-second over the default mesh's), 1 would be "a hop costs the same on both meshes"; the 0.6 target is about 0.98 on this scale.`);
     lines.push('');
   }

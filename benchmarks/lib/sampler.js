@@ -15,16 +15,55 @@ const pidusage = require('pidusage');
 
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 
+/** CPU seconds (user + system) in one /proc stat line (a process's, or one of its threads'). */
+function statCpuSeconds(stat) {
+  // Fields after the command name (which may hold spaces and parentheses) start after the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
 /** CPU seconds (user + system) a process has used so far, or null when it is gone. */
 function cpuSeconds(pid) {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces) start after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    return statCpuSeconds(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch (err) {
     return null;
   }
+}
+
+/**
+ * CPU seconds so far of a process's main thread and of all its other threads together
+ * ({ main, helpers }; V8's helper threads: its GC's parallel and concurrent work, JIT compiles),
+ * from /proc/<pid>/task; null where there is no /proc (not Linux). A thread that ended between
+ * two readings takes its seconds with it: read around a stretch in which threads live on.
+ */
+function threadCpuSeconds(pid = process.pid) {
+  let tasks;
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch (err) {
+    return null;
+  }
+  const seconds = { main: 0, helpers: 0 };
+  for (const task of tasks) {
+    let stat;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+    } catch (err) {
+      continue; // the thread ended while listed
+    }
+    if (task === String(pid)) seconds.main += statCpuSeconds(stat);
+    else seconds.helpers += statCpuSeconds(stat);
+  }
+  return seconds;
+}
+
+/** The helpers' share of the CPU a process used between two threadCpuSeconds readings (null without them, or with no CPU used). */
+function helperShare(before, after) {
+  if (before === null || after === null) return null;
+  const helpers = after.helpers - before.helpers;
+  const total = after.main - before.main + helpers;
+  return total > 0 ? helpers / total : null;
 }
 
 /** Resident set size in bytes, from /proc (current, not peak). */
@@ -210,4 +249,4 @@ function userSeconds(samples, from, to) {
   return total / 1000;
 }
 
-module.exports = { startSampler, cpuSeconds, rssBytes, summarize, coreTimes, coreBusyPct, coreBusyBetween, establishedOnPort, startCpuTrack, cpuAt, cpuRate, presence, userSeconds };
+module.exports = { startSampler, cpuSeconds, statCpuSeconds, threadCpuSeconds, helperShare, rssBytes, summarize, coreTimes, coreBusyPct, coreBusyBetween, establishedOnPort, startCpuTrack, cpuAt, cpuRate, presence, userSeconds };
