@@ -77,12 +77,19 @@ test('threadCpuSeconds splits this process into its main thread and the rest; he
   assert.strictEqual(helperShare({ main: 1, helpers: 0.5 }, { main: 4, helpers: 1.5 }), 0.25);
   const before = threadCpuSeconds();
   if (before === null) return; // no /proc here: nothing more to read
+  // Spin this (the main) thread for 150 ms of its own CPU: that time shows as the main thread's.
+  const started = process.cpuUsage();
   let spin = 0;
-  const until = Date.now() + 60;
-  while (Date.now() < until) spin++;
+  for (;;) {
+    spin++;
+    const used = process.cpuUsage(started);
+    if (used.user + used.system >= 150000) break;
+  }
   const after = threadCpuSeconds();
   assert.ok(spin > 0);
   assert.ok(after.main >= before.main && after.helpers >= before.helpers, 'seconds only grow');
+  assert.ok(after.main - before.main >= 0.1, `the spin is the main thread's: ${after.main - before.main} s`);
+  assert.ok(after.main - before.main > after.helpers - before.helpers, 'and not the helpers\'');
   // The whole process's CPU is the two parts together (both read from /proc in clock ticks).
   const { cpuSeconds } = require('../benchmarks/lib/sampler');
   const whole = cpuSeconds(process.pid);
