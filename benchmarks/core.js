@@ -472,7 +472,6 @@ function measureIngestRounds() {
     console.log(`ingest round ${r}: default ${entry.default.ingest_per_s}/s (reference ${entry.default.reference_library_decode_only_per_s}/s: ${entry.default_to_reference}), large ${entry.large.ingest_per_s}/s (${entry.large_to_default} of default), default without advert checks ${bare.ingest_per_s}/s (reference ${bare.reference_library_decode_only_per_s}/s: ${entry.default_unverified_to_reference}), reference with the channel keys ${entry.default.reference_library_with_keys_per_s}/s: ${entry.default_to_reference_with_keys}`);
     rounds.push(entry);
   }
-  const spread = (values, digits = 3) => ({ median: round(median(values), digits), min: round(Math.min(...values), digits), max: round(Math.max(...values), digits) });
   return {
     rounds_count: ROUNDS,
     reports_per_round: ROUND_REPORTS,
@@ -500,13 +499,18 @@ function measureIngestRounds() {
   };
 }
 
+/** Median, min and max of the rounds' values of one figure, rounded. */
+function spread(values, digits = 3) {
+  return { median: round(median(values), digits), min: round(Math.min(...values), digits), max: round(Math.max(...values), digits) };
+}
+
 function roundOrNull(value, digits = 3) {
   return value === null || value === undefined ? null : round(value, digits);
 }
 
 /** Median (min–max) helper-thread shares over the rounds (helper_threads_cpu_share), null without them. */
 function helperShares(rounds) {
-  const spreadOf = (values) => (values.some((value) => value === null || value === undefined) ? null : { median: round(median(values), 3), min: Math.min(...values), max: Math.max(...values) });
+  const spreadOf = (values) => (values.some((value) => value === null || value === undefined) ? null : spread(values));
   const shareOf = (entry) => entry.helper_threads_cpu_share || {};
   return {
     default_ingest: spreadOf(rounds.map((r) => shareOf(r.default).ingest)),
